@@ -1,0 +1,1 @@
+"""The default deck's art, deck folders (default or enrolled), printable kit, enrolment."""
