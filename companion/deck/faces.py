@@ -70,8 +70,12 @@ def _rounded_rect(
     a, b = _pt(x0, y0, ppm), _pt(x1, y1, ppm)
     cv2.rectangle(img, (a[0] + rr, a[1]), (b[0] - rr, b[1]), color, -1, cv2.LINE_AA)
     cv2.rectangle(img, (a[0], a[1] + rr), (b[0], b[1] - rr), color, -1, cv2.LINE_AA)
-    for cx, cy in ((a[0] + rr, a[1] + rr), (b[0] - rr, a[1] + rr), (a[0] + rr, b[1] - rr),
-                   (b[0] - rr, b[1] - rr)):
+    for cx, cy in (
+        (a[0] + rr, a[1] + rr),
+        (b[0] - rr, a[1] + rr),
+        (a[0] + rr, b[1] - rr),
+        (b[0] - rr, b[1] - rr),
+    ):
         cv2.circle(img, (cx, cy), rr, color, -1, cv2.LINE_AA)
 
 
@@ -90,29 +94,45 @@ def draw_glyph(
         h = r * 0.85
         cv2.rectangle(img, _pt(cx - h, cy - h, ppm), _pt(cx + h, cy + h, ppm), color, -1)
     elif ingredient == "kamaboko":  # half disc
-        cv2.ellipse(img, _pt(cx, cy + r * 0.45, ppm), (rp, rp), 0, 180, 360, color, -1,
-                    cv2.LINE_AA)
+        cv2.ellipse(img, _pt(cx, cy + r * 0.45, ppm), (rp, rp), 0, 180, 360, color, -1, cv2.LINE_AA)
     elif ingredient == "menma":  # three bamboo bars
         w = size * 0.18
         for dx in (-0.34 * size, 0.0, 0.34 * size):
-            cv2.rectangle(img, _pt(cx + dx - w / 2, cy - r, ppm), _pt(cx + dx + w / 2, cy + r, ppm),
-                          color, -1)
+            cv2.rectangle(
+                img, _pt(cx + dx - w / 2, cy - r, ppm), _pt(cx + dx + w / 2, cy + r, ppm), color, -1
+            )
     elif ingredient == "negi":  # ring (a slice of green onion)
         cv2.circle(img, c, rp - thick // 2, color, thick, cv2.LINE_AA)
     elif ingredient == "nori":  # diamond
-        pts = np.array([_pt(cx, cy - r, ppm), _pt(cx + r, cy, ppm), _pt(cx, cy + r, ppm),
-                        _pt(cx - r, cy, ppm)], np.int32)
+        pts = np.array(
+            [
+                _pt(cx, cy - r, ppm),
+                _pt(cx + r, cy, ppm),
+                _pt(cx, cy + r, ppm),
+                _pt(cx - r, cy, ppm),
+            ],
+            np.int32,
+        )
         cv2.fillPoly(img, [pts], color, cv2.LINE_AA)
     elif ingredient == "shiitake":  # triangle (mushroom cap)
-        pts = np.array([_pt(cx, cy - r, ppm), _pt(cx + r, cy + r * 0.8, ppm),
-                        _pt(cx - r, cy + r * 0.8, ppm)], np.int32)
+        pts = np.array(
+            [_pt(cx, cy - r, ppm), _pt(cx + r, cy + r * 0.8, ppm), _pt(cx - r, cy + r * 0.8, ppm)],
+            np.int32,
+        )
         cv2.fillPoly(img, [pts], color, cv2.LINE_AA)
     else:
         raise ValueError(ingredient)
 
 
 def _put_text_fit(
-    img: np.ndarray, text: str, x0: float, y0: float, x1: float, y1: float, color, ppm: float,
+    img: np.ndarray,
+    text: str,
+    x0: float,
+    y0: float,
+    x1: float,
+    y1: float,
+    color,
+    ppm: float,
     weight: float = 0.13,
 ) -> None:
     """Text centred in a mm box, as large as fits."""
@@ -120,12 +140,14 @@ def _put_text_fit(
     (w, h), _ = cv2.getTextSize(text, _FONT, 1.0, 1)
     scale = min(box_w / w, box_h / h)
     thick = max(1, round(h * scale * weight))
-    (w, h), base = cv2.getTextSize(text, _FONT, scale, thick)
+    (w, h), _ = cv2.getTextSize(text, _FONT, scale, thick)
     org = (round(x0 * ppm + (box_w - w) / 2), round(y0 * ppm + (box_h + h) / 2))
     cv2.putText(img, text, org, _FONT, scale, color, thick, cv2.LINE_AA)
 
 
-def _pip_centres(value: int, x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
+def _pip_centres(
+    value: int, x0: float, y0: float, x1: float, y1: float
+) -> list[tuple[float, float]]:
     """Up to 7 pips in two rows of four; the top row fills first."""
     cols, rows = 4, 2
     dx, dy = (x1 - x0) / cols, (y1 - y0) / rows
@@ -146,15 +168,17 @@ def render_strip(card: Card, px_per_mm: float = PRINT_PX_PER_MM) -> np.ndarray:
     cv2.circle(strip, _pt(23.0, 8.0, ppm), round(6.3 * ppm), WHITE, -1, cv2.LINE_AA)
     draw_glyph(strip, card.ingredient, 23.0, 8.0, 9.0, INGREDIENT_COLORS[card.ingredient], ppm)
     if card.ingredient == "ajitama":  # yellow on white needs an outline
-        cv2.circle(strip, _pt(23.0, 8.0, ppm), round(4.6 * ppm), INK, max(1, round(0.5 * ppm)),
-                   cv2.LINE_AA)
+        cv2.circle(
+            strip, _pt(23.0, 8.0, ppm), round(4.6 * ppm), INK, max(1, round(0.5 * ppm)), cv2.LINE_AA
+        )
     # pips panel
     _rounded_rect(strip, 31.5, 1.8, 61.0, 14.2, 1.5, WHITE, ppm)
     for px, py in _pip_centres(card.value, 32.5, 2.4, 60.0, 13.6):
         cv2.circle(strip, _pt(px, py, ppm), round(2.2 * ppm), INK, -1, cv2.LINE_AA)
     if card.value == 0:  # an empty panel reads as "nothing": say zero plainly
-        cv2.line(strip, _pt(36, 8, ppm), _pt(56.5, 8, ppm), INK, max(1, round(1.2 * ppm)),
-                 cv2.LINE_AA)
+        cv2.line(
+            strip, _pt(36, 8, ppm), _pt(56.5, 8, ppm), INK, max(1, round(1.2 * ppm)), cv2.LINE_AA
+        )
     return strip
 
 
@@ -172,10 +196,17 @@ def render_face(card: Card, px_per_mm: float = PRINT_PX_PER_MM) -> np.ndarray:
     # centre: big glyph, value, name
     draw_glyph(face, card.ingredient, CARD_W_MM / 2, 34.0, 22.0, color, ppm)
     if card.ingredient == "ajitama":
-        cv2.circle(face, _pt(CARD_W_MM / 2, 34.0, ppm), round(11.0 * ppm), INK,
-                   max(1, round(0.5 * ppm)), cv2.LINE_AA)
-    _put_text_fit(face, INGREDIENT_LABELS[card.ingredient], 6, 48.5, CARD_W_MM - 6, 55.5, INK, ppm,
-                  weight=0.1)
+        cv2.circle(
+            face,
+            _pt(CARD_W_MM / 2, 34.0, ppm),
+            round(11.0 * ppm),
+            INK,
+            max(1, round(0.5 * ppm)),
+            cv2.LINE_AA,
+        )
+    _put_text_fit(
+        face, INGREDIENT_LABELS[card.ingredient], 6, 48.5, CARD_W_MM - 6, 55.5, INK, ppm, weight=0.1
+    )
     _put_text_fit(face, str(card.value), 24, 57.0, CARD_W_MM - 24, 69.0, INK, ppm)
     # thin border so a cut card has a visible edge on a white table
     cv2.rectangle(face, (0, 0), (w - 1, h - 1), (150, 150, 150), max(1, round(0.3 * ppm)))
