@@ -35,6 +35,9 @@ ARUCO_DICT: Final = "DICT_4X4_50"
 MARKER_IDS: Final[tuple[int, int, int, int]] = (0, 1, 2, 3)
 """Top-left, top-right, bottom-right, bottom-left."""
 
+RECTIFIED_PX_PER_MM: Final = 1.0
+"""Scale of the top-down view the strip detector sees (780 x 440 px for the play area)."""
+
 DEFAULT_CAMERA_HEIGHT_MM: Final = 700.0
 CAMERA_HFOV_DEG: Final = 66.0
 
