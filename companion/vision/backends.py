@@ -1,0 +1,197 @@
+"""The strip detector's inference backends: NCNN, ONNX Runtime, PyTorch (ultralytics).
+
+All take the rectified table view padded to INPUT_SIZE, so boxes come back in its pixels with no
+rescaling. ONNX and NCNN are run directly (thread count under our control, no per-call framework
+overhead); PyTorch goes through ultralytics. Nothing is ever downloaded: a missing model file is
+a clear error.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Protocol
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.vision.detections import Detections
+from companion.vision.plane import RECT_SIZE
+
+MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
+MODEL_NAME: Final = "strips"
+"""models/strips.pt, models/strips.onnx, models/strips_ncnn_model/."""
+INPUT_SIZE: Final = (
+    (RECT_SIZE[0] + 31) // 32 * 32,
+    (RECT_SIZE[1] + 31) // 32 * 32,
+)
+"""(width, height) the exported models take: the rectified view padded to a multiple of 32."""
+BACKENDS: Final = ("ncnn", "onnx", "torch")
+PAD_VALUE: Final = 114
+
+
+class ModelError(CompanionError, FileNotFoundError):
+    """The detector model is missing or unreadable."""
+
+
+class StripModel(Protocol):
+    backend: str
+
+    def predict(self, view: np.ndarray) -> Detections: ...
+
+
+def pad_view(view: np.ndarray) -> np.ndarray:
+    """Place the rectified view top-left on an INPUT_SIZE canvas (no scaling)."""
+    w, h = INPUT_SIZE
+    out = np.full((h, w, 3), PAD_VALUE, np.uint8)
+    vh, vw = view.shape[:2]
+    out[: min(h, vh), : min(w, vw)] = view[:h, :w]
+    return out
+
+
+def _blob(view: np.ndarray) -> np.ndarray:
+    img = pad_view(view)[:, :, ::-1]  # BGR -> RGB
+    return np.ascontiguousarray(img.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+
+
+def decode(raw: np.ndarray, conf: float, iou: float) -> Detections:
+    """YOLO head output (4 + classes, anchors) -> boxes after NMS."""
+    raw = raw.reshape(raw.shape[-2], raw.shape[-1]) if raw.ndim == 3 else raw
+    scores = raw[4:]
+    cls = scores.argmax(axis=0)
+    best = scores[cls, np.arange(scores.shape[1])]
+    keep = best >= conf
+    if not keep.any():
+        return Detections.empty()
+    cx, cy, w, h = raw[:4, keep]
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
+    conf_k, cls_k = best[keep].astype(np.float32), cls[keep]
+    idx = cv2.dnn.NMSBoxes(
+        [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in xyxy],
+        conf_k.tolist(),
+        conf,
+        iou,
+    )
+    idx = np.asarray(idx, int).ravel()
+    return Detections(xyxy[idx], conf_k[idx], cls_k[idx].astype(int))
+
+
+@dataclass
+class OnnxModel:
+    path: Path
+    threads: int = 2
+    conf: float = 0.25
+    iou: float = 0.5
+    backend: str = "onnx"
+
+    def __post_init__(self) -> None:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(
+            str(self.path), opts, providers=["CPUExecutionProvider"]
+        )
+        self._input = self._session.get_inputs()[0].name
+
+    def predict(self, view: np.ndarray) -> Detections:
+        raw = self._session.run(None, {self._input: _blob(view)})[0]
+        return decode(raw[0], self.conf, self.iou)
+
+
+@dataclass
+class NcnnModel:
+    path: Path
+    """The `*_ncnn_model` folder ultralytics exports."""
+    threads: int = 2
+    conf: float = 0.25
+    iou: float = 0.5
+    backend: str = "ncnn"
+
+    def __post_init__(self) -> None:
+        import ncnn
+
+        self._ncnn = ncnn
+        self._net = ncnn.Net()
+        self._net.opt.num_threads = self.threads
+        self._net.load_param(str(self.path / "model.ncnn.param"))
+        self._net.load_model(str(self.path / "model.ncnn.bin"))
+
+    def predict(self, view: np.ndarray) -> Detections:
+        ex = self._net.create_extractor()
+        ex.input("in0", self._ncnn.Mat(_blob(view)[0]))
+        _, out = ex.extract("out0")
+        return decode(np.array(out), self.conf, self.iou)
+
+
+@dataclass
+class TorchModel:
+    path: Path
+    threads: int = 2
+    conf: float = 0.25
+    iou: float = 0.5
+    backend: str = "torch"
+
+    def __post_init__(self) -> None:
+        import torch
+        from ultralytics import YOLO
+
+        torch.set_num_threads(self.threads)
+        self._yolo = YOLO(str(self.path), task="detect")
+
+    def predict(self, view: np.ndarray) -> Detections:
+        w, h = INPUT_SIZE
+        result = self._yolo.predict(
+            pad_view(view), imgsz=(h, w), conf=self.conf, iou=self.iou, verbose=False
+        )[0]
+        return Detections.from_ultralytics(result)
+
+
+def model_path(backend: str, models_dir: Path = MODELS_DIR, name: str = MODEL_NAME) -> Path:
+    return {
+        "ncnn": models_dir / f"{name}_ncnn_model",
+        "onnx": models_dir / f"{name}.onnx",
+        "torch": models_dir / f"{name}.pt",
+    }[backend]
+
+
+def preferred_backends() -> tuple[str, ...]:
+    """NCNN first on ARM (ultralytics' Pi recommendation), ONNX Runtime first on x86."""
+    if platform.machine().lower() in ("aarch64", "arm64", "armv7l"):
+        return ("ncnn", "onnx", "torch")
+    return ("onnx", "ncnn", "torch")
+
+
+def load_model(
+    backend: str | None = None,
+    models_dir: Path = MODELS_DIR,
+    threads: int | None = None,
+    conf: float = 0.25,
+    name: str = MODEL_NAME,
+) -> StripModel:
+    """The strip detector on the requested backend, or the best one whose files exist."""
+    threads = threads or min(4, os.cpu_count() or 1)
+    order = (backend,) if backend else preferred_backends()
+    for b in order:
+        if b not in BACKENDS:
+            raise ModelError(f"unknown backend {b!r}: choose one of {', '.join(BACKENDS)}")
+        path = model_path(b, models_dir, name)
+        if not path.exists():
+            continue
+        try:
+            if b == "onnx":
+                return OnnxModel(path, threads, conf)
+            if b == "ncnn":
+                return NcnnModel(path, threads, conf)
+            return TorchModel(path, threads, conf)
+        except ImportError:
+            if backend:
+                raise ModelError(f"backend {b!r} is not installed") from None
+    raise ModelError(
+        f"no detector model in {models_dir} for backend(s) {', '.join(order)}: "
+        "run `companion train` or restore models/ from git"
+    )

@@ -1,0 +1,148 @@
+"""The table plane from the printed ArUco markers, or from a manual calibration file.
+
+Markers are looked for in every frame the tracker calibrates on, so a bumped camera
+re-calibrates by itself; the manual file is the fallback when markers are covered.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion import layout
+from companion.errors import BadInputError
+
+MIN_MARKERS = 2
+"""Two markers give 8 corner correspondences, enough for a homography across the table."""
+
+
+@dataclass(frozen=True)
+class TableCalibration:
+    """Homography between the camera image (px) and the table plane (mm)."""
+
+    image_from_plane: np.ndarray
+    """3x3, maps plane mm -> image px."""
+    image_size: tuple[int, int]
+    """(width, height) of the frames it was measured on."""
+    markers: tuple[int, ...]
+    """Marker ids seen (empty for a manual calibration)."""
+    error_px: float
+    """RMS reprojection error of the marker corners."""
+
+    @property
+    def plane_from_image(self) -> np.ndarray:
+        return np.linalg.inv(self.image_from_plane)
+
+    def to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.image_from_plane).reshape(-1, 2)
+
+    def to_plane(self, points_px: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points_px, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.plane_from_image).reshape(-1, 2)
+
+    def moved_from(self, other: TableCalibration, tolerance_px: float = 4.0) -> bool:
+        """True when the play-area corners moved more than `tolerance_px` (camera bumped)."""
+        corners = np.array(
+            [
+                [0, 0],
+                [layout.PLAY_W_MM, 0],
+                [layout.PLAY_W_MM, layout.PLAY_H_MM],
+                [0, layout.PLAY_H_MM],
+            ]
+        )
+        shift = np.linalg.norm(self.to_image(corners) - other.to_image(corners), axis=1)
+        return bool(shift.max() > tolerance_px)
+
+
+def _marker_corners_mm() -> dict[int, np.ndarray]:
+    """Each marker's four corners in ArUco order (TL, TR, BR, BL of the printed square)."""
+    out = {}
+    for mid, r in layout.marker_squares().items():
+        out[mid] = np.array([[r.x0, r.y0], [r.x1, r.y0], [r.x1, r.y1], [r.x0, r.y1]], np.float64)
+    return out
+
+
+_DETECTOR: cv2.aruco.ArucoDetector | None = None
+
+
+def _detector() -> cv2.aruco.ArucoDetector:
+    global _DETECTOR
+    if _DETECTOR is None:
+        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.ARUCO_DICT))
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        _DETECTOR = cv2.aruco.ArucoDetector(dictionary, params)
+    return _DETECTOR
+
+
+def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """Marker id -> its 4 image corners, for the kit's marker ids only."""
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    corners, ids, _ = _detector().detectMarkers(gray)
+    found: dict[int, np.ndarray] = {}
+    if ids is None:
+        return found
+    for c, i in zip(corners, ids.ravel(), strict=True):
+        if int(i) in layout.MARKER_IDS:
+            found[int(i)] = c.reshape(4, 2).astype(np.float64)
+    return found
+
+
+def calibrate(image: np.ndarray) -> TableCalibration | None:
+    """Calibration from the markers in one frame, or None when fewer than MIN_MARKERS show."""
+    found = find_markers(image)
+    if len(found) < MIN_MARKERS:
+        return None
+    mm = _marker_corners_mm()
+    src = np.concatenate([mm[i] for i in sorted(found)])
+    dst = np.concatenate([found[i] for i in sorted(found)])
+    h, _ = cv2.findHomography(src, dst, 0)
+    if h is None:
+        return None
+    proj = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
+    err = float(np.sqrt(np.mean(np.sum((proj - dst) ** 2, axis=1))))
+    return TableCalibration(h, (image.shape[1], image.shape[0]), tuple(sorted(found)), err)
+
+
+def load_calibration(path: Path) -> TableCalibration:
+    """Manual calibration: JSON {"image_size": [w, h], "corners_px": [[x, y] x4]}.
+
+    `corners_px` are the image positions of the play area's corners (outer corners of markers
+    0, 1, 2, 3: top-left, top-right, bottom-right, bottom-left), e.g. clicked on a photo.
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        size = tuple(int(v) for v in data["image_size"])
+        corners = np.array(data["corners_px"], np.float64)
+    except FileNotFoundError:
+        raise BadInputError(f"calibration file {path} not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BadInputError(f"calibration file {path} is not valid JSON: {exc}") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadInputError(
+            f"calibration file {path} needs image_size [w, h] and corners_px [[x, y] x4]: {exc}"
+        ) from None
+    if corners.shape != (4, 2) or len(size) != 2 or min(size) <= 0:
+        raise BadInputError(
+            f"calibration file {path}: corners_px must be 4 [x, y] pairs, image_size [w, h] > 0"
+        )
+    plane = np.array(
+        [
+            [0, 0],
+            [layout.PLAY_W_MM, 0],
+            [layout.PLAY_W_MM, layout.PLAY_H_MM],
+            [0, layout.PLAY_H_MM],
+        ],
+        np.float64,
+    )
+    if abs(cv2.contourArea(corners.astype(np.float32))) < 100 or not cv2.isContourConvex(
+        corners.astype(np.float32)
+    ):
+        raise BadInputError(f"calibration file {path}: the 4 corners do not form a convex area")
+    h = cv2.getPerspectiveTransform(plane.astype(np.float32), corners.astype(np.float32))
+    return TableCalibration(h.astype(np.float64), (size[0], size[1]), (), 0.0)
