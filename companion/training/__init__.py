@@ -1,0 +1,1 @@
+"""Training the strip detector: render data, train with ultralytics, evaluate, export."""

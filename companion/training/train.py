@@ -1,0 +1,153 @@
+"""`companion train`: render data, train the strip detector from scratch, export for the Pi.
+
+Resumable: the rendered data set is kept (and reused when its settings match), and an
+interrupted training resumes from its last checkpoint. Runs and checkpoints live in runs/
+(ignored by git); only the final weights and exports are copied to models/.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from companion.training.yolo_env import ROOT, prepare_offline_ultralytics
+from companion.vision.backends import INPUT_SIZE, MODEL_NAME, MODELS_DIR
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    run_dir: Path = ROOT / "runs" / "strips"
+    deck: Path | None = None
+    budget_minutes: float = 60.0
+    """Wall-clock budget for training itself (rendering and export are extra, printed apart)."""
+    frames: int = 600
+    """Camera frames rendered; each gives several 320 px crops of the top-down view."""
+    crops_per_frame: int = 4
+    seed: int = 1000
+    imgsz: int = 320
+    epochs: int = 30
+    """Upper bound; ultralytics' `time` argument ends training inside the budget."""
+    batch: int = 16
+    export_to: Path = MODELS_DIR
+    threads: int = 2
+
+
+def render_data(cfg: TrainConfig) -> Path:
+    """Render (or reuse) the training set; returns its data.yaml."""
+    from companion.synth.dataset import DatasetSpec, write_dataset
+
+    data_dir = cfg.run_dir / "data"
+    spec = DatasetSpec(
+        frames=cfg.frames,
+        seed=cfg.seed,
+        crop=cfg.imgsz,
+        crops_per_frame=cfg.crops_per_frame,
+        classes="index",
+        val_fraction=0.1,
+        split="train",
+    )
+    stamp = data_dir / "spec.json"
+    wanted = json.dumps({**asdict(spec), "deck": str(cfg.deck)}, sort_keys=True, default=str)
+    if stamp.exists() and stamp.read_text() == wanted and (data_dir / "data.yaml").exists():
+        print(f"[train] reusing rendered data in {data_dir}")
+        return data_dir / "data.yaml"
+    if data_dir.exists():
+        shutil.rmtree(data_dir)
+    write_dataset(data_dir, spec, deck=cfg.deck)
+    stamp.write_text(wanted)
+    return data_dir / "data.yaml"
+
+
+def train(cfg: TrainConfig, data_yaml: Path) -> Path:
+    """Train (or resume) YOLO11n from scratch; returns the best weights."""
+    prepare_offline_ultralytics()
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(cfg.threads)
+    project, name = cfg.run_dir, "train"
+    last = project / name / "weights" / "last.pt"
+    if last.exists() and not (project / name / "weights" / "done").exists():
+        print(f"[train] resuming from {last}")
+        model = YOLO(str(last))
+        model.train(resume=True)
+    else:
+        if (project / name).exists():
+            shutil.rmtree(project / name)
+        model = YOLO("yolo11n.yaml")
+        model.train(
+            data=str(data_yaml),
+            imgsz=cfg.imgsz,
+            epochs=cfg.epochs,
+            time=cfg.budget_minutes / 60.0,
+            batch=cfg.batch,
+            workers=0,
+            device="cpu",
+            project=str(project),
+            name=name,
+            exist_ok=True,
+            pretrained=False,
+            optimizer="AdamW",
+            lr0=0.002,
+            cos_lr=True,
+            patience=100,
+            seed=cfg.seed,
+            deterministic=False,
+            plots=False,
+            # the view is rectified to a fixed scale and cards lie roughly upright:
+            # keep scale and rotation augmentation small, colour augmentation strong
+            scale=0.15,
+            degrees=3.0,
+            translate=0.1,
+            fliplr=0.5,
+            flipud=0.0,
+            mosaic=1.0,
+            close_mosaic=3,
+            hsv_h=0.03,
+            hsv_s=0.6,
+            hsv_v=0.5,
+            verbose=True,
+        )
+    (project / name / "weights" / "done").touch()
+    return project / name / "weights" / "best.pt"
+
+
+def export(best: Path, export_to: Path = MODELS_DIR, name: str = MODEL_NAME) -> dict[str, Path]:
+    """Copy the weights to models/ and export ONNX and NCNN at the rectified view's size."""
+    prepare_offline_ultralytics()
+    from ultralytics import YOLO
+
+    export_to.mkdir(parents=True, exist_ok=True)
+    pt = export_to / f"{name}.pt"
+    shutil.copyfile(best, pt)
+    w, h = INPUT_SIZE
+    out = {"torch": pt}
+    onnx = Path(YOLO(str(pt)).export(format="onnx", imgsz=(h, w), simplify=True, dynamic=False))
+    out["onnx"] = onnx
+    ncnn = Path(YOLO(str(pt)).export(format="ncnn", imgsz=(h, w)))
+    out["ncnn"] = ncnn
+    for leftover in export_to.glob(f"{name}.torchscript"):
+        leftover.unlink()
+    return out
+
+
+def run_training(cfg: TrainConfig) -> dict:
+    t0 = time.monotonic()
+    data_yaml = render_data(cfg)
+    t_render = time.monotonic() - t0
+    best = train(cfg, data_yaml)
+    t_train = time.monotonic() - t0 - t_render
+    paths = export(best, cfg.export_to)
+    t_export = time.monotonic() - t0 - t_render - t_train
+    summary = {
+        "render_s": round(t_render, 1),
+        "train_s": round(t_train, 1),
+        "export_s": round(t_export, 1),
+        "models": {k: str(v) for k, v in paths.items()},
+        "config": {k: str(v) for k, v in asdict(cfg).items()},
+    }
+    (cfg.run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary

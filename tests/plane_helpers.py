@@ -1,0 +1,70 @@
+"""Small builders for vision tests: a table plane with markers and cards, seen by a camera."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion import layout
+from companion.deck.deckdir import Deck
+
+
+def marker_plane(ppm: float, table=(90, 120, 140)) -> np.ndarray:
+    """The play area drawn top-down at ppm px/mm, with the four markers in place."""
+    w, h = round(layout.PLAY_W_MM * ppm), round(layout.PLAY_H_MM * ppm)
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = table
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.ARUCO_DICT))
+    for mid, r in layout.marker_squares().items():
+        # white quiet zone, then the marker filling the square exactly
+        q = 6
+        x0, y0, x1, y1 = (round(v * ppm) for v in (r.x0, r.y0, r.x1, r.y1))
+        cv2.rectangle(
+            img,
+            (max(0, x0 - q), max(0, y0 - q)),
+            (min(w, x1 + q), min(h, y1 + q)),
+            (255, 255, 255),
+            -1,
+        )
+        side = x1 - x0
+        marker = cv2.aruco.generateImageMarker(dictionary, mid, side)
+        img[y0 : y0 + side, x0 : x0 + side] = marker[:, :, None]
+    return img
+
+
+def place_card(
+    plane: np.ndarray,
+    deck: Deck,
+    card_id: str,
+    center_mm,
+    angle_deg: float,
+    ppm: float,
+    flipped: bool = False,
+) -> None:
+    """Paste a face (rotated counter-clockwise by angle_deg) onto the plane image."""
+    face = deck.face(card_id)
+    if flipped:
+        face = face[::-1, ::-1]
+    fh, fw = face.shape[:2]
+    s = ppm * layout.CARD_W_MM / fw
+    m = cv2.getRotationMatrix2D((fw / 2, fh / 2), angle_deg, s)
+    m[0, 2] += center_mm[0] * ppm - fw / 2
+    m[1, 2] += center_mm[1] * ppm - fh / 2
+    h, w = plane.shape[:2]
+    warped = cv2.warpAffine(face, m, (w, h), flags=cv2.INTER_AREA)
+    mask = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), m, (w, h))
+    plane[mask > 128] = warped[mask > 128]
+
+
+def camera_view(
+    plane: np.ndarray, ppm: float, size=(1280, 720), tilt_px: float = 40.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Perspective view of the plane; returns (image, image_from_plane_mm)."""
+    h, w = plane.shape[:2]
+    W, H = size
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    mx, my = 0.07 * W, 0.08 * H
+    dst = np.float32([[mx + tilt_px, my], [W - mx - tilt_px, my], [W - mx, H - my], [mx, H - my]])
+    m = cv2.getPerspectiveTransform(src, dst)
+    img = cv2.warpPerspective(plane, m, (W, H), flags=cv2.INTER_AREA, borderValue=(60, 60, 60))
+    return img, m @ np.diag([ppm, ppm, 1.0])
