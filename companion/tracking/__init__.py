@@ -1,0 +1,1 @@
+"""Frames -> settled table states -> game events; the durable game log."""
