@@ -86,6 +86,8 @@ check_platform() {
         # shellcheck source=/dev/null
         codename=$(. /etc/os-release && printf '%s' "${VERSION_CODENAME:-}")
     fi
+    [ "$(id -u)" -ne 0 ] || die "run this as the desktop user, not as root: it uses sudo itself"
+    command -v sudo >/dev/null || die "sudo is missing"
     if [ "${RAMEN_FORCE:-0}" = 1 ]; then
         warn "RAMEN_FORCE=1: not checking the OS ($codename, $arch)"
         return 0
@@ -96,8 +98,6 @@ check_platform() {
         trixie) warn "Raspberry Pi OS Trixie: not tested yet, Bookworm is the reference" ;;
         *) die "this is '$codename', not Raspberry Pi OS Bookworm (RAMEN_FORCE=1 to try anyway)" ;;
     esac
-    [ "$(id -u)" -ne 0 ] || die "run this as the desktop user, not as root: it uses sudo itself"
-    command -v sudo >/dev/null || die "sudo is missing"
 }
 
 install_apt_packages() {
@@ -195,7 +195,9 @@ install_kivy_config() {
 install_service() {
     local rendered
     rendered=$(mktemp)
-    trap 'rm -f "$rendered"' RETURN
+    # a global EXIT trap: a RETURN trap would outlive this function and fire in main
+    RENDERED_UNIT=$rendered
+    trap 'rm -f "$RENDERED_UNIT"' EXIT
     render_unit >"$rendered"
     if [ -f "$UNIT_PATH" ] && cmp -s "$rendered" "$UNIT_PATH"; then
         log "systemd unit: $UNIT_PATH (up to date)"
