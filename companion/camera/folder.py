@@ -1,0 +1,90 @@
+"""A folder of images read in natural name order (`frame2.png` before `frame10.png`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+
+from companion.camera.base import CameraError, Frame, FrameSource
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
+
+
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that compares digit runs as numbers: people name photos img_9, img_10."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part.lower())
+        for part in re.split(r"(\d+)", name)
+        if part
+    )
+
+
+class ImageFolderSource(FrameSource):
+    """Each image file is one frame; `t = position / fps`.
+
+    An unreadable image (corrupt, truncated) is skipped: `on_skip(path, reason)` is called and
+    `skipped` counts it, because one bad photo must not end a game. A folder with no image at
+    all, or none that decodes, is a CameraError at open().
+    """
+
+    is_live = False
+
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        fps: float = 1.0,
+        on_skip: Callable[[Path, str], None] | None = None,
+    ) -> None:
+        if fps <= 0:
+            raise CameraError(f"fps must be positive, got {fps}")
+        self.folder = Path(folder)
+        self.name = str(folder)
+        self.fps = fps
+        self.on_skip = on_skip
+        self.skipped = 0
+        self.paths: list[Path] = []
+        self._pos = 0
+        self._first: Frame | None = None
+
+    def open(self) -> None:
+        if not self.folder.is_dir():
+            raise CameraError(f"image folder not found: {self.folder}")
+        self.paths = sorted(
+            (p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES),
+            key=lambda p: natural_key(p.name),
+        )
+        self.paths = [p for p in self.paths if p.is_file()]
+        if not self.paths:
+            raise CameraError(f"no images in folder {self.folder}")
+        self._pos, self.skipped = 0, 0
+        self._first = self._next()
+        if self._first is None:
+            raise CameraError(f"no readable image in folder {self.folder}")
+
+    def read(self) -> Frame | None:
+        if self._first is not None:
+            frame, self._first = self._first, None
+            return frame
+        return self._next()
+
+    def _next(self) -> Frame | None:
+        while self._pos < len(self.paths):
+            pos = self._pos
+            self._pos += 1
+            path = self.paths[pos]
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None or image.size == 0:
+                self.skipped += 1
+                if self.on_skip is not None:
+                    self.on_skip(path, "unreadable image")
+                continue
+            return Frame(image, pos / self.fps, pos)
+        return None
+
+    def close(self) -> None:
+        self._pos = len(self.paths)
+        self._first = None
