@@ -6,6 +6,7 @@ for the hardware; the recordings beside it go through the real OpenCV sources.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
@@ -88,8 +89,8 @@ def test_stalled_camera_is_reported_lost_and_reopened(hang):
     assert cameras[0].closed.is_set()
     assert [f.image[0, 0, 0] for f in frames[:3]] == [10, 10, 10]
     # t and index keep going forward across the reconnection
-    assert all(b.t >= a.t for a, b in zip(frames, frames[1:], strict=False))
-    assert all(b.index > a.index for a, b in zip(frames, frames[1:], strict=False))
+    assert all(b.t >= a.t for a, b in itertools.pairwise(frames))
+    assert all(b.index > a.index for a, b in itertools.pairwise(frames))
     assert frames[3].t >= 0.2  # the new camera's frames come after the outage
 
 
