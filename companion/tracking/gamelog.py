@@ -1,0 +1,317 @@
+"""The durable game log: every event of every game, on disk the moment it is known.
+
+Why SQLite in WAL mode with `synchronous=FULL`: each append is one transaction whose WAL frame
+is fsync'ed before `append()` returns, so a power cut at any moment keeps every event that was
+acknowledged and never leaves half a row (SQLite rolls an unfinished transaction back on the
+next open). The follower appends, the UI may read at the same time, and `companion run --resume`
+replays `events(last_unfinished_game().id)` to rebuild the game.
+
+Where it lives: `--log PATH` on the command line, else `$RAMEN_COMPANION_LOG`, else
+`$XDG_DATA_HOME/ramen-companion/games.sqlite` (`~/.local/share/...` by default); see
+`default_log_path()`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Self
+
+from companion.errors import BadInputError, CompanionError
+
+ENV_VAR: Final = "RAMEN_COMPANION_LOG"
+SCHEMA_VERSION: Final = 1
+CORRECTION_PREFIX: Final = "correction_"
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS games (
+    id       TEXT PRIMARY KEY,
+    mode     TEXT NOT NULL,
+    players  TEXT NOT NULL,          -- JSON list of names
+    started  REAL NOT NULL,          -- wall clock, seconds since the epoch
+    finished REAL,                   -- NULL while the game is unfinished
+    source   TEXT NOT NULL,          -- camera source spec the game was watched from
+    final    TEXT                    -- JSON, e.g. the game_over scores
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id  TEXT NOT NULL REFERENCES games(id),
+    t        REAL NOT NULL,          -- seconds on the game's source clock (the event's "t")
+    type     TEXT NOT NULL,
+    payload  TEXT NOT NULL,          -- JSON object: the event minus "t" and "type"
+    created  REAL NOT NULL           -- wall clock when it was logged
+);
+CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, seq);
+"""
+
+
+class GameLogError(CompanionError, OSError):
+    """The game log cannot be opened, read or written (corrupt file, wrong file, disk error)."""
+
+
+def default_log_path(env: Mapping[str, str] | None = None) -> Path:
+    """`$RAMEN_COMPANION_LOG`, else `$XDG_DATA_HOME/ramen-companion/games.sqlite`
+    (XDG_DATA_HOME defaults to ~/.local/share). A `--log` option overrides both."""
+    env = os.environ if env is None else env
+    if env.get(ENV_VAR):
+        return Path(env[ENV_VAR]).expanduser()
+    data = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data).expanduser() / "ramen-companion" / "games.sqlite"
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """One game's row: what `--resume` needs to set the follower up again."""
+
+    id: str
+    mode: str
+    """`solo`, `2p`, `3p`, `4p`."""
+    players: tuple[str, ...]
+    started: float
+    """Wall clock (epoch seconds)."""
+    finished: float | None
+    """None while the game is unfinished."""
+    source: str
+    """Camera source spec, e.g. `picamera` or a recording's path."""
+    final: dict[str, Any] | None = None
+    """What finish() recorded (e.g. the game_over scores)."""
+    events: int = 0
+    """How many events are logged for it."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One logged event with its bookkeeping, for corrections that point at an earlier event."""
+
+    seq: int
+    """Log-wide, strictly increasing: the order of events."""
+    game_id: str
+    created: float
+    """Wall clock when it was logged."""
+    event: dict[str, Any]
+    """The event as appended (`t`, `type`, fields), after a JSON round trip."""
+
+
+class GameLog:
+    """Append-only event log of games in one SQLite file; thread-safe, a context manager.
+
+    Open with `GameLog.open(path)`. Every method raises GameLogError (one line) on a corrupt or
+    unwritable file and BadInputError on a malformed event or unknown game id.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        """Use GameLog.open(path)."""
+        self._conn = conn
+        self.path = path
+        self._lock = threading.Lock()
+
+    # -- opening ------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path | None = None) -> GameLog:
+        """Open or create the log at `path` (default: default_log_path())."""
+        path = default_log_path() if path is None else Path(path).expanduser()
+        if path.is_dir():
+            raise GameLogError(f"game log {path} is a folder, not a file")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise GameLogError(f"cannot create the folder of game log {path}: {exc}") from exc
+        try:
+            conn = sqlite3.connect(
+                str(path), isolation_level=None, check_same_thread=False, timeout=10.0
+            )
+        except sqlite3.Error as exc:
+            raise GameLogError(f"cannot open game log {path}: {exc}") from exc
+        try:
+            cls._prepare(conn, path)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise GameLogError(f"game log {path} is unreadable ({exc})") from exc
+        except GameLogError:
+            conn.close()
+            raise
+        return cls(conn, path)
+
+    @staticmethod
+    def _prepare(conn: sqlite3.Connection, path: Path) -> None:
+        check = conn.execute("PRAGMA quick_check").fetchone()
+        if check is None or check[0] != "ok":
+            raise GameLogError(f"game log {path} is damaged ({check[0] if check else 'empty'})")
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise GameLogError(f"game log {path}: cannot use WAL journal (got {mode})")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables.discard("sqlite_sequence")
+        if version == 0 and not tables:
+            conn.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+        elif version != SCHEMA_VERSION or not {"games", "events"} <= tables:
+            raise GameLogError(f"{path} is not a game log of this version (schema {version})")
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def new_game(self, mode: str, players: Sequence[str], source: str) -> str:
+        """Start a game; returns its id (`YYYYmmdd-HHMMSS-xxxxxx`, sortable by start)."""
+        if isinstance(players, str):
+            raise BadInputError(f"players must be a list of names, got {players!r}")
+        started = time.time()
+        game_id = time.strftime("%Y%m%d-%H%M%S", time.localtime(started))
+        game_id += f"-{secrets.token_hex(3)}"
+        self._write(
+            "INSERT INTO games (id, mode, players, started, source) VALUES (?, ?, ?, ?, ?)",
+            (game_id, mode, json.dumps(list(players)), started, source),
+        )
+        return game_id
+
+    def append(self, game_id: str, event: Mapping[str, Any]) -> int:
+        """Log one event (`{"t": seconds, "type": ..., **fields}`) durably; returns its seq.
+
+        When this returns, the event is on disk (fsync'ed). Corrections are ordinary events
+        whose type starts with `correction_` (see append_correction)."""
+        t, kind, payload = _split_event(event)
+        with self._lock:
+            try:
+                cur = self._conn.execute(
+                    "INSERT INTO events (game_id, t, type, payload, created) "
+                    "SELECT id, ?, ?, ?, ? FROM games WHERE id = ?",
+                    (t, kind, payload, time.time(), game_id),
+                )
+            except sqlite3.Error as exc:
+                raise GameLogError(f"cannot write to game log {self.path}: {exc}") from exc
+        if cur.rowcount != 1:
+            raise BadInputError(f"unknown game id {game_id!r} in {self.path}")
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def append_correction(self, game_id: str, kind: str, t: float, **fields: Any) -> int:
+        """Log a person's correction, type `correction_<kind>`: e.g.
+        `append_correction(gid, "card", t, seq=41, card="nori-4")` or `("undo", t, seq=57)`."""
+        if not kind or kind.startswith(CORRECTION_PREFIX):
+            raise BadInputError(f"correction kind {kind!r}: give e.g. 'card', not the prefix")
+        return self.append(game_id, {"t": t, "type": CORRECTION_PREFIX + kind, **fields})
+
+    def finish(self, game_id: str, final: Mapping[str, Any] | None = None) -> None:
+        """Mark the game over (it is no longer offered for --resume), storing e.g. the scores."""
+        cur = self._write(
+            "UPDATE games SET finished = ?, final = ? WHERE id = ?",
+            (time.time(), _dumps(dict(final or {})), game_id),
+        )
+        if cur.rowcount != 1:
+            raise BadInputError(f"unknown game id {game_id!r} in {self.path}")
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def events(self, game_id: str) -> list[dict[str, Any]]:
+        """The game's events in logged order, each `{"t", "type", **fields}` as appended."""
+        return [entry.event for entry in self.entries(game_id)]
+
+    def entries(self, game_id: str) -> list[LogEntry]:
+        """Like events() with each event's seq and wall-clock time."""
+        rows = self._read(
+            "SELECT seq, game_id, t, type, payload, created FROM events "
+            "WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+        return [
+            LogEntry(seq, gid, created, {"t": t, "type": kind, **json.loads(payload)})
+            for seq, gid, t, kind, payload, created in rows
+        ]
+
+    def game(self, game_id: str) -> GameInfo:
+        games = self._games("WHERE g.id = ?", (game_id,))
+        if not games:
+            raise BadInputError(f"unknown game id {game_id!r} in {self.path}")
+        return games[0]
+
+    def games(self) -> list[GameInfo]:
+        """Every game, oldest first."""
+        return self._games("", ())
+
+    def last_unfinished_game(self) -> GameInfo | None:
+        """The most recently started game not finished: what `companion run --resume` continues."""
+        games = self._games("WHERE g.finished IS NULL", ())
+        return games[-1] if games else None
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _games(self, where: str, params: tuple[Any, ...]) -> list[GameInfo]:
+        rows = self._read(
+            "SELECT g.id, g.mode, g.players, g.started, g.finished, g.source, g.final, "
+            "(SELECT COUNT(*) FROM events e WHERE e.game_id = g.id) "
+            f"FROM games g {where} ORDER BY g.started, g.rowid",
+            params,
+        )
+        return [
+            GameInfo(
+                gid,
+                mode,
+                tuple(json.loads(players)),
+                started,
+                finished,
+                source,
+                json.loads(final) if final is not None else None,
+                count,
+            )
+            for gid, mode, players, started, finished, source, final, count in rows
+        ]
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params)
+            except sqlite3.Error as exc:
+                raise GameLogError(f"cannot write to game log {self.path}: {exc}") from exc
+
+    def _read(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise GameLogError(f"cannot read game log {self.path}: {exc}") from exc
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise BadInputError(f"event is not plain JSON data: {exc}") from exc
+
+
+def _split_event(event: Mapping[str, Any]) -> tuple[float, str, str]:
+    """Validate an event and split it into its columns (t, type, JSON of the other fields)."""
+    if not isinstance(event, Mapping):
+        raise BadInputError(f"an event is a dict with 't' and 'type', got {event!r}")
+    t, kind = event.get("t"), event.get("type")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+        raise BadInputError(f"event 't' must be a finite number of seconds: {event!r}")
+    if not isinstance(kind, str) or not kind:
+        raise BadInputError(f"event 'type' must be a non-empty string: {event!r}")
+    payload = {k: v for k, v in event.items() if k not in ("t", "type")}
+    return float(t), kind, _dumps(payload)
