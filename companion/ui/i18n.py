@@ -1,0 +1,226 @@
+"""Every string the screen shows, in English and French (the French rulebook's own words).
+
+One dict per language, same keys; `tr(key, lang, **fields)` formats a line. A key missing in
+French falls back to English, so a new screen never shows a raw key. Pure Python: no Kivy.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+LANGUAGES: Final[tuple[str, ...]] = ("en", "fr")
+
+STRINGS: Final[dict[str, dict[str, str]]] = {
+    "en": {
+        "app_title": "Ramen! Ramen!",
+        # new game
+        "new_game": "New game",
+        "mode": "Mode",
+        "mode_solo": "Solo",
+        "mode_2p": "2",
+        "mode_3p": "3",
+        "mode_4p": "4 teams",
+        "players": "Players",
+        "player_n": "Player {n}",
+        "team": "Team {name}",
+        "language": "Language",
+        "camera_source": "Camera",
+        "start": "Start",
+        "check": "Table check",
+        # camera states (GameView.camera)
+        "cam_ok": "Camera ready",
+        "cam_camera lost": "Camera lost",
+        "cam_markers not found": "Markers not found",
+        "cam_too dark": "Too dark",
+        "cam_glare": "Glare on the table",
+        "cam_no_frame": "No picture yet",
+        # table
+        "fridge": "Fridge",
+        "bowl": "Bowl {n}",
+        "bowl_of": "Bowl {n} · {owner}",
+        "sum": "Sum",
+        "types": "Types",
+        "turn": "Turn {n} · {player}",
+        "turn_none": "Waiting for the first play",
+        "served": "Served",
+        "served_count": "{name}: {count}",
+        "ready_banner": "Bowl {n} — ready to serve!",
+        "ready_banner_many": "Bowls {ns} — ready to serve!",
+        "ready_speech": "Bowl {n} is ready to serve",
+        "end_game": "Score",
+        "settings": "Settings",
+        "undo": "Undo",
+        "back": "Back",
+        "peek": "Peek",
+        "empty": "empty",
+        # corrections
+        "fix_card": "Fix {card}",
+        "pick_ingredient": "Which ingredient?",
+        "pick_value": "Which value?",
+        "give_bowl": "Give a served bowl",
+        "served_item": "#{n} · Bowl {bowl} → {name}",
+        "give_to": "Give #{n} to:",
+        "cancel": "Cancel",
+        # end game
+        "scoring": "Scoring",
+        "spread": "{name}: spread your served bowls one at a time in the scan area",
+        "pile_of": "Bowl {k} of {total}",
+        "nothing_read": "Nothing read yet",
+        "pile_line": "{types} types · {points} pts",
+        "match": "Matches what was served",
+        "differs": "Differs from what was served",
+        "missing": "Missing: {cards}",
+        "extra": "Extra: {cards}",
+        "keep_read": "Keep as read",
+        "use_seen": "Use as served",
+        "next_pile": "Next bowl",
+        "next_player": "Next player",
+        "show_scores": "Show scores",
+        "scoreboard": "Scores",
+        "col_name": "Name",
+        "col_points": "Points",
+        "col_bowls": "Bowls",
+        "col_cards": "Cards",
+        "winner": "{name} wins!",
+        "winners": "Shared victory: {names}",
+        "tie_bowls": "Tie on points: most bowls served wins",
+        "tie_cards": "Tie on points and bowls: fewest cards wins",
+        "stars": "Critics: {stars}",
+        "piles_missing": "{name}: {read} read, {served} served",
+        # settings
+        "sound": "Sound",
+        "voice": "Voice",
+        "calibration": "Calibration view",
+        "fullscreen": "Fullscreen",
+        "hide_cursor": "Hide cursor",
+        "on": "On",
+        "off": "Off",
+        "apply": "Apply",
+    },
+    "fr": {
+        "app_title": "Ramen! Ramen!",
+        "new_game": "Nouvelle partie",
+        "mode": "Mode",
+        "mode_solo": "Solo",
+        "mode_2p": "2",
+        "mode_3p": "3",
+        "mode_4p": "4 équipes",
+        "players": "Joueurs",
+        "player_n": "Joueur {n}",
+        "team": "Équipe {name}",
+        "language": "Langue",
+        "camera_source": "Caméra",
+        "start": "Jouer",
+        "check": "Vérification",
+        "cam_ok": "Caméra prête",
+        "cam_camera lost": "Caméra perdue",
+        "cam_markers not found": "Repères introuvables",
+        "cam_too dark": "Trop sombre",
+        "cam_glare": "Reflets sur la table",
+        "cam_no_frame": "Pas encore d’image",
+        "fridge": "Réfrigérateur",
+        "bowl": "Bol {n}",
+        "bowl_of": "Bol {n} · {owner}",
+        "sum": "Somme",
+        "types": "Types",
+        "turn": "Tour {n} · {player}",
+        "turn_none": "En attente du premier coup",
+        "served": "Servis",
+        "served_count": "{name} : {count}",
+        "ready_banner": "Bol {n} — prêt à servir !",
+        "ready_banner_many": "Bols {ns} — prêts à servir !",
+        "ready_speech": "Le bol {n} est prêt à servir",
+        "end_game": "Score",
+        "settings": "Réglages",
+        "undo": "Annuler",
+        "back": "Retour",
+        "peek": "Voir",
+        "empty": "vide",
+        "fix_card": "Corriger {card}",
+        "pick_ingredient": "Quel ingrédient ?",
+        "pick_value": "Quelle valeur ?",
+        "give_bowl": "Donner un bol servi",
+        "served_item": "n°{n} · Bol {bowl} → {name}",
+        "give_to": "Donner n°{n} à :",
+        "cancel": "Annuler",
+        "scoring": "Calcul du score",
+        "spread": "{name} : étalez vos bols servis un par un dans la zone de lecture",
+        "pile_of": "Bol {k} sur {total}",
+        "nothing_read": "Rien de lu pour l’instant",
+        "pile_line": "{types} types · {points} pts",
+        "match": "Conforme au bol servi",
+        "differs": "Différent du bol servi",
+        "missing": "Manque : {cards}",
+        "extra": "En trop : {cards}",
+        "keep_read": "Garder la lecture",
+        "use_seen": "Prendre le bol servi",
+        "next_pile": "Bol suivant",
+        "next_player": "Joueur suivant",
+        "show_scores": "Voir les scores",
+        "scoreboard": "Scores",
+        "col_name": "Nom",
+        "col_points": "Points",
+        "col_bowls": "Bols",
+        "col_cards": "Cartes",
+        "winner": "{name} gagne !",
+        "winners": "Victoire partagée : {names}",
+        "tie_bowls": "Égalité : le plus de Bols servis gagne",
+        "tie_cards": "Égalité : le moins de cartes gagne",
+        "stars": "Critiques : {stars}",
+        "piles_missing": "{name} : {read} lus, {served} servis",
+        "sound": "Son",
+        "voice": "Voix",
+        "calibration": "Vue de calibrage",
+        "fullscreen": "Plein écran",
+        "hide_cursor": "Cacher le curseur",
+        "on": "Oui",
+        "off": "Non",
+        "apply": "Appliquer",
+    },
+}
+
+INGREDIENT_NAMES: Final[dict[str, dict[str, str]]] = {
+    # The French rulebook keeps the Japanese names (with a gloss: Ajitama/Œufs...).
+    "en": {
+        "ajitama": "Ajitama",
+        "chashu": "Chashu",
+        "kamaboko": "Kamaboko",
+        "menma": "Menma",
+        "negi": "Negi",
+        "nori": "Nori",
+        "shiitake": "Shiitake",
+    },
+    "fr": {
+        "ajitama": "Ajitama",
+        "chashu": "Chashu",
+        "kamaboko": "Kamaboko",
+        "menma": "Menma",
+        "negi": "Negi",
+        "nori": "Nori",
+        "shiitake": "Shiitake",
+    },
+}
+
+
+def tr(key: str, lang: str = "en", **fields: object) -> str:
+    """The line for key in lang (English if lang or key is unknown), fields filled in."""
+    table = STRINGS.get(lang, STRINGS["en"])
+    text = table.get(key) or STRINGS["en"].get(key, key)
+    return text.format(**fields) if fields else text
+
+
+def ingredient_name(ingredient: str, lang: str = "en") -> str:
+    return INGREDIENT_NAMES.get(lang, INGREDIENT_NAMES["en"]).get(ingredient, ingredient)
+
+
+def card_label(card_id: str, lang: str = "en") -> str:
+    """`nori-4` -> `4 Nori`: the value first, as it is read on the card's strip."""
+    ingredient, _, value = card_id.rpartition("-")
+    return f"{value} {ingredient_name(ingredient, lang)}" if ingredient else card_id
+
+
+def stars_text(stars: float) -> str:
+    """3.5 -> `★★★½☆`: five places, a half as `½` (as the rulebook prints it)."""
+    full = int(stars)
+    half = stars - full >= 0.5
+    return "★" * full + ("½" if half else "") + "☆" * (5 - full - (1 if half else 0))
