@@ -58,6 +58,28 @@ class ServedPile:
 
 
 @dataclass(frozen=True, slots=True)
+class ScanView:
+    """One pile read in the scan area at the end, against what was seen served."""
+
+    scan: int
+    """Scan number (0-based): what `resolve_scan` refers to."""
+    scorer: str | None
+    """Whose pile it is (None when it matched no served bowl and nobody said)."""
+    seen: tuple[str, ...]
+    """Cards read in the scan area."""
+    index: int | None
+    """The served pile it was matched to (ServedPile.index), or None."""
+    expected: tuple[str, ...] = ()
+    """That served pile's cards as seen during play."""
+    keep: str | None = None
+    """`seen` / `expected` once the UI resolved a difference; None = `seen` by default."""
+
+    @property
+    def mismatch(self) -> bool:
+        return self.index is None or set(self.seen) != set(self.expected)
+
+
+@dataclass(frozen=True, slots=True)
 class GameView:
     mode: str
     """`solo`, `2p`, `3p`, `4p`."""
@@ -88,3 +110,7 @@ class GameView:
     final: dict[str, Any] | None = None
     """The tally JSON of PRODUCT.md once the game is over."""
     t: float = 0.0
+    scans: tuple[ScanView, ...] = ()
+    """End-game scan results, for the cross-check screen."""
+    all_played: bool = False
+    """Every card has been played (deck, Fridge and hands empty): time to score."""

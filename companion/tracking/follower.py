@@ -1,0 +1,896 @@
+"""The game follower: settled table states in, PRODUCT.md game events out.
+
+Event sourcing. The follower's inputs are themselves events: what the camera committed
+(`card_added` / `card_removed`, one *step* per settled change), the UI's commands (`begin_scoring`,
+`scan_pile`, `resolve_scan`, `finish`) and corrections (`correction_card`,
+`correction_reassign`, `correction_undo`). Everything else (`turn`, `bowl_ready`, `bowl_served`,
+`rule_warning`, `pile_scanned`, `scan_mismatch`, `all_played`, `phase`, `game_over`) is derived
+from the inputs by `_Game`, a deterministic interpreter. A correction re-derives the whole game
+from the input list (nothing is patched in place), and `GameFollower.from_events` rebuilds a
+follower from a logged list after a power cut: derived events in the list are ignored and
+recomputed.
+
+The camera layer and the game layer are kept apart: the follower diffs each settled table
+against the last one the *camera* committed (raw ids), while the game reads those observations
+through corrections and undo. So undoing a misread card does not make it "reappear" at the next
+frame, and a card renamed by the user stays renamed while it lies on the table.
+
+How turns are inferred (mirrors `companion.rules.state`, whose pure scoring functions are used):
+the active player plays min(2, hand) cards into bowls, serves every ready bowl, takes one Fridge
+card, the Fridge is refilled from the deck (an unseen draw follows while the deck lasts); with
+an empty deck a second Fridge card is taken instead. Hand sizes and the deck count follow from
+the mode, so the follower knows when a turn ends. Observations out of order are tolerated:
+within one settled change they are applied in rulebook order; a Fridge take seen before the
+plays are finished waits for them; a ready bowl collected late is credited to the player whose
+turn made it ready.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from companion.cards import ALL_CARDS, parse_card
+from companion.errors import BadInputError
+from companion.rules.modes import BOWLS, MODES, Mode
+from companion.rules.scoring import pile_points, pile_types, ready_reason, tally
+from companion.rules.state import check_players
+from companion.tracking.settle import Settled, TableState
+from companion.tracking.view import CAMERA_STATES, BowlView, GameView, ScanView, ServedPile
+
+Event = dict[str, Any]
+Sink = Callable[[Event], None]
+
+OBSERVATIONS: Final = frozenset({"card_added", "card_removed"})
+COMMANDS: Final = frozenset({"begin_scoring", "scan_pile", "resolve_scan", "finish"})
+CORRECTIONS: Final = frozenset({"correction_card", "correction_reassign", "correction_undo"})
+INPUTS: Final = OBSERVATIONS | COMMANDS | CORRECTIONS
+"""Event types the game is derived from; every other type is derived and ignored on rebuild."""
+
+MAX_WARNINGS: Final = 3
+"""Warnings the view keeps (newest last)."""
+
+# Turn phases of the interpreter (finer than the view's phase).
+_PLAY, _TAKE, _REFILL, _FRIDGE_DRAW, _DONE = "play", "take", "refill", "fridge_draw", "done"
+_SCAN = "scan"
+_FRIDGE = "fridge"
+
+
+def _label(region: str) -> str:
+    """`bowl-2` -> `Bowl 2` for friendly messages."""
+    return region.replace("bowl-", "Bowl ") if region.startswith("bowl-") else region
+
+
+def _cards(ids: Iterable[str]) -> tuple[Any, ...]:
+    return tuple(parse_card(c) for c in ids)
+
+
+@dataclass(slots=True)
+class _Pile:
+    index: int
+    scorer: str
+    region: str
+    cards: tuple[str, ...]
+    t: float
+    by: str
+    """Player whose turn made it ready (who served it)."""
+
+
+@dataclass(slots=True)
+class _Scan:
+    scan: int
+    scorer: str | None
+    cards: tuple[str, ...]
+    index: int | None
+    """Served pile it was matched to, or None."""
+    keep: str | None = None
+    """`seen` / `expected` once resolved."""
+
+
+@dataclass(slots=True)
+class _Game:
+    """The interpretation of the inputs. Private and mutable; rebuilt from scratch on every
+    correction, so it never needs to undo anything itself."""
+
+    mode: Mode
+    players: tuple[str, ...]
+    reassign: dict[int, str] = field(default_factory=dict)
+    phase: str = "setup"
+    tphase: str = _PLAY
+    turn: int = 0
+    seat: int = 0
+    to_play: int = 0
+    plays: list[tuple[str, str]] = field(default_factory=list)
+    served_this_turn: set[str] = field(default_factory=set)
+    hands: list[int] = field(default_factory=list)
+    deck: int = 0
+    fridge: list[str] = field(default_factory=list)
+    bowls: dict[str, list[str]] = field(default_factory=lambda: {b: [] for b in BOWLS})
+    leaving: dict[str, set[str]] = field(default_factory=lambda: {b: set() for b in BOWLS})
+    """Cards of a ready bowl already picked up (a serve in progress)."""
+    vanished: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Cards that left a bowl unserved -> (bowl, position), restored if they come back."""
+    ready: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    """Ready bowl -> (reason, seat whose turn made it ready, that turn's number)."""
+    served: list[_Pile] = field(default_factory=list)
+    gone: set[str] = field(default_factory=set)
+    pending: list[str] = field(default_factory=list)
+    """Turn steps seen early (`take`, `refill`), applied when the turn reaches them."""
+    missed_refills: int = 0
+    scan: list[str] = field(default_factory=list)
+    scan_accum: list[str] = field(default_factory=list)
+    scans: list[_Scan] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    all_played: bool = False
+    unserved: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    final: dict[str, Any] | None = None
+    t: float = 0.0
+    out: list[Event] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        m = self.mode
+        self.hands = [m.hand_size] * m.players
+        self.deck = len(ALL_CARDS) - m.discard - m.players * m.hand_size - m.fridge_size
+
+    # -- helpers -------------------------------------------------------------------------
+    @property
+    def scorers(self) -> tuple[str, ...]:
+        return self.mode.scorer_names(self.players)
+
+    def emit(self, type_: str, **fields: Any) -> None:
+        self.out.append({"t": self.t, "type": type_, **fields})
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        self.emit("rule_warning", message=message)
+
+    def check_ready(self, bowl: str) -> None:
+        cards = self.bowls[bowl]
+        reason = ready_reason(_cards(cards)) if cards else None
+        if reason is None:
+            self.ready.pop(bowl, None)
+        elif bowl not in self.ready:
+            self.ready[bowl] = (reason, self.seat, self.turn)
+            self.emit(
+                "bowl_ready",
+                region=bowl,
+                sum=sum(parse_card(c).value for c in cards),
+                types=pile_types(_cards(cards)),
+                reason=reason,
+            )
+
+    def locate(self, card: str) -> str | None:
+        if card in self.fridge:
+            return _FRIDGE
+        for b, cards in self.bowls.items():
+            if card in cards and card not in self.leaving[b]:
+                return b
+        return None
+
+    # -- one settled change --------------------------------------------------------------
+    def batch(self, obs: Sequence[Event]) -> list[Event]:
+        self.out = []
+        if not obs or self.phase == "over":
+            return self.out
+        self.t = float(obs[0].get("t", self.t))
+        tokens: list[tuple[str, str, Any]] = []
+        clears: dict[str, list[str]] = {}
+        for ev in obs:
+            card, region, added = ev["card"], ev["region"], ev["type"] == "card_added"
+            if region == _SCAN:
+                self.scan_add(card) if added else self.scan_remove(card)
+            elif self.phase == "scoring":
+                continue  # the table is being cleared for scoring
+            elif region == _FRIDGE:
+                tokens.append(("refill" if added else "take", card, None))
+            elif region in BOWLS:
+                if added:
+                    tokens.append(("play", card, region))
+                else:
+                    clears.setdefault(region, []).append(card)
+        tokens += [("clear", b, tuple(cs)) for b, cs in clears.items()]
+        canonical = ("play", "clear", "take", "refill")
+        while tokens:
+            expected = self.expected()
+            pick = next(
+                (tok for kind in expected for tok in tokens if tok[0] == kind),
+                None,
+            )
+            if pick is None:
+                pick = min(tokens, key=lambda tok: canonical.index(tok[0]))
+            tokens.remove(pick)
+            kind, a, b = pick
+            if kind == "play":
+                self.play(a, b)
+            elif kind == "clear":
+                self.clear(a, b)
+            elif kind == "take":
+                self.take(a)
+            else:
+                self.refill(a)
+        return self.out
+
+    def expected(self) -> tuple[str, ...]:
+        if self.phase == "setup" or self.tphase == _PLAY:
+            return ("play",)
+        if self.tphase in (_TAKE, _FRIDGE_DRAW):
+            return ("clear", "take")
+        if self.tphase == _REFILL:
+            return ("refill",)
+        return ("clear",)
+
+    # -- the turn machine ----------------------------------------------------------------
+    def start_game(self) -> None:
+        self.phase = "playing"
+        self.turn = 1
+        self.emit("turn", player=self.players[0], turn=1)
+        self.start_turn(0)
+
+    def start_turn(self, seat: int) -> None:
+        self.seat = seat
+        self.to_play = min(2, self.hands[seat])
+        self.tphase = _PLAY
+        self.plays = []
+        self.served_this_turn = set()
+        if self.to_play == 0:
+            self.after_plays()
+
+    def after_plays(self) -> None:
+        if self.fridge:
+            self.tphase = _TAKE
+            if "take" in self.pending:
+                self.pending.remove("take")
+                self.take_acct()
+        else:
+            self.after_take()
+
+    def take_acct(self) -> None:
+        self.hands[self.seat] += 1
+        if self.tphase == _FRIDGE_DRAW:
+            self.end_turn()
+        else:
+            self.after_take()
+
+    def after_take(self) -> None:
+        if self.deck > 0:
+            self.tphase = _REFILL
+            if "refill" in self.pending:
+                self.pending.remove("refill")
+                self.refill_acct()
+        else:
+            self.after_refill()
+
+    def refill_acct(self) -> None:
+        self.deck = max(0, self.deck - 1)
+        self.after_refill()
+
+    def after_refill(self) -> None:
+        if self.deck > 0:  # step 5: the unseen draw
+            self.hands[self.seat] += 1
+            self.deck -= 1
+            self.end_turn()
+        elif self.fridge and self.tphase != _FRIDGE_DRAW:
+            self.tphase = _FRIDGE_DRAW
+            if "take" in self.pending:
+                self.pending.remove("take")
+                self.take_acct()
+        else:
+            self.end_turn()
+
+    def end_turn(self) -> None:
+        self.pending = [p for p in self.pending if p != "take"]
+        if self.deck == 0 and not self.fridge and not any(self.hands):
+            self.tphase = _DONE
+            self.all_played = True
+            self.emit("all_played")
+            return
+        n = self.mode.players
+        order = [(self.seat + k) % n for k in range(1, n + 1)]
+        seat = next((s for s in order if self.hands[s] or self.fridge), order[0])
+        self.turn += 1
+        self.emit("turn", player=self.players[seat], turn=self.turn)
+        self.start_turn(seat)
+
+    # -- observations as turn steps ------------------------------------------------------
+    def play(self, card: str, bowl: str) -> None:
+        if card in self.gone:
+            self.warn(f"{card} was already served: ignoring it.")
+            return
+        back = self.vanished.get(card)
+        if back is not None and back[0] == bowl:
+            del self.vanished[card]
+            self.bowls[bowl].insert(min(back[1], len(self.bowls[bowl])), card)
+            self.check_ready(bowl)
+            return
+        if card in self.leaving[bowl]:
+            self.leaving[bowl].discard(card)
+            return
+        where = self.locate(card)
+        if where == bowl:
+            return
+        if where is not None and where != _FRIDGE:
+            self.warn(f"{card} moved from {_label(where)} to {_label(bowl)}.")
+            self.bowls[where].remove(card)
+            self.check_ready(where)
+            self.bowls[bowl].append(card)
+            self.check_ready(bowl)
+            return
+        if where == _FRIDGE:
+            self.warn(f"{card} went from the Fridge straight into {_label(bowl)}.")
+            self.fridge.remove(card)
+        self.vanished.pop(card, None)
+        if self.phase == "setup":
+            self.start_game()
+        if self.tphase == _REFILL:
+            self.warn("Refill the Fridge before the next player plays.")
+            self.missed_refills += 1
+            self.after_refill()
+        elif self.tphase == _FRIDGE_DRAW:
+            self.warn("Take a second Fridge card before the next turn (the deck is empty).")
+            self.end_turn()
+        elif self.tphase == _TAKE:
+            self.warn(f"A third card this turn went into {_label(bowl)}: only two per turn.")
+            self.bowls[bowl].append(card)
+            self.hands[self.seat] = max(0, self.hands[self.seat] - 1)
+            self.check_ready(bowl)
+            return
+        elif self.tphase == _DONE:
+            self.warn(f"{card} was played after all cards were played.")
+            self.bowls[bowl].append(card)
+            self.check_ready(bowl)
+            return
+        if any(b == bowl for _, b in self.plays):
+            self.warn(f"Two cards went into {_label(bowl)} this turn: use two different bowls.")
+        elif bowl in self.served_this_turn:
+            self.warn(f"{_label(bowl)} was served this turn: start it again next turn.")
+        self.bowls[bowl].append(card)
+        self.hands[self.seat] = max(0, self.hands[self.seat] - 1)
+        self.plays.append((card, bowl))
+        self.check_ready(bowl)
+        if len(self.plays) >= self.to_play:
+            self.after_plays()
+
+    def clear(self, bowl: str, cards: tuple[str, ...]) -> None:
+        removed = [c for c in cards if c in self.bowls[bowl] and c not in self.leaving[bowl]]
+        if not removed:
+            return
+        if bowl in self.ready:
+            self.leaving[bowl].update(removed)
+            if self.leaving[bowl] >= set(self.bowls[bowl]):
+                self.serve(bowl)
+            return
+        if set(removed) >= set(self.bowls[bowl]) - self.leaving[bowl]:
+            self.warn(f"{_label(bowl)} was taken away but it was not ready.")
+        else:
+            self.warn(f"A card left {_label(bowl)}: cards stay in a bowl until it is served.")
+        for c in removed:
+            self.vanished[c] = (bowl, self.bowls[bowl].index(c))
+            self.bowls[bowl].remove(c)
+        self.check_ready(bowl)
+
+    def serve(self, bowl: str) -> None:
+        cards = tuple(self.bowls[bowl])
+        reason, seat, turn = self.ready.pop(bowl)
+        this_turn = self.phase == "playing" and turn == self.turn
+        early = this_turn and self.tphase == _PLAY and len(self.plays) < self.to_play
+        index = len(self.served)
+        scorer = self.scorers[self.mode.bowl_scorer(BOWLS.index(bowl), seat)]
+        scorer = self.reassign.get(index, scorer)
+        self.served.append(_Pile(index, scorer, bowl, cards, self.t, self.players[seat]))
+        self.gone.update(cards)
+        self.bowls[bowl] = []
+        self.leaving[bowl] = set()
+        if this_turn:
+            self.served_this_turn.add(bowl)
+        if early:
+            self.warn(f"{_label(bowl)} was served before both cards were played.")
+        self.emit(
+            "bowl_served",
+            region=bowl,
+            player=scorer,
+            cards=list(cards),
+            reason=reason,
+            by=self.players[seat],
+            index=index,
+        )
+
+    def take(self, card: str) -> None:
+        if card not in self.fridge:
+            return
+        self.fridge.remove(card)
+        if self.phase == "setup":
+            return
+        if self.tphase == _PLAY:
+            self.warn("Play your cards before taking from the Fridge.")
+            self.pending.append("take")
+        elif self.tphase in (_TAKE, _FRIDGE_DRAW):
+            self.take_acct()
+        elif self.tphase == _REFILL:
+            self.warn("Only one Fridge card per turn.")
+            self.hands[self.seat] += 1
+
+    def refill(self, card: str) -> None:
+        if card in self.gone:
+            self.warn(f"{card} was already served: ignoring it.")
+            return
+        where = self.locate(card)
+        if where == _FRIDGE:
+            return
+        if where is not None:
+            self.warn(f"{card} moved from {_label(where)} to the Fridge.")
+            self.bowls[where].remove(card)
+            self.check_ready(where)
+        self.fridge.append(card)
+        if self.phase == "setup":
+            return
+        if self.tphase == _REFILL:
+            self.refill_acct()
+        elif self.missed_refills > 0:
+            self.missed_refills -= 1
+            self.deck = max(0, self.deck - 1)
+        elif self.deck == 0:
+            self.warn(f"{card} appeared in the Fridge but the deck is empty.")
+        elif self.tphase in (_PLAY, _TAKE):
+            self.pending.append("refill")
+
+    # -- end-game scoring ----------------------------------------------------------------
+    def begin_scoring(self) -> None:
+        if self.phase in ("setup", "playing"):
+            self.phase = "scoring"
+            self.emit("phase", phase="scoring")
+
+    def scan_add(self, card: str) -> None:
+        self.begin_scoring()
+        if card not in self.scan:
+            self.scan.append(card)
+        if card not in self.scan_accum:
+            self.scan_accum.append(card)
+
+    def scan_remove(self, card: str) -> None:
+        if card in self.scan:
+            self.scan.remove(card)
+        if not self.scan and self.scan_accum:
+            self.register_scan(None)
+
+    def register_scan(self, scorer: str | None) -> None:
+        cards = tuple(self.scan_accum or self.scan)
+        self.scan_accum = []
+        if not cards:
+            return
+        taken = {s.index for s in self.scans if s.index is not None}
+        candidates = [
+            p
+            for p in self.served
+            if p.index not in taken and (scorer is None or p.scorer == scorer)
+        ]
+        best = max(candidates, key=lambda p: len(set(p.cards) & set(cards)), default=None)
+        if best is not None and not set(best.cards) & set(cards):
+            best = None
+        who = scorer if scorer is not None else (best.scorer if best else None)
+        scan = _Scan(len(self.scans), who, cards, best.index if best else None)
+        self.scans.append(scan)
+        self.emit(
+            "pile_scanned",
+            scan=scan.scan,
+            scorer=who,
+            index=scan.index,
+            cards=list(cards),
+            points=pile_points(_cards(cards)),
+        )
+        if best is None:
+            self.warn("This pile matches no served bowl: tell me whose it is.")
+        elif set(best.cards) != set(cards):
+            self.emit(
+                "scan_mismatch",
+                scan=scan.scan,
+                scorer=who,
+                index=best.index,
+                expected=list(best.cards),
+                seen=list(cards),
+            )
+            self.warn(f"{who}'s pile differs from the bowl I saw served: please check it.")
+
+    def resolve_scan(self, scan: int, keep: str, scorer: str | None) -> None:
+        if not 0 <= scan < len(self.scans):
+            return
+        self.scans[scan].keep = keep
+        if scorer is not None:
+            self.scans[scan].scorer = scorer
+        if self.phase == "over":  # resolved after the end: the result changes
+            self.score()
+
+    def final_piles(self) -> dict[str, list[tuple[str, ...]]]:
+        """Served piles per scorer after scans and their resolutions."""
+        replaced: dict[int, tuple[str | None, tuple[str, ...]]] = {}
+        extra: list[tuple[str, tuple[str, ...]]] = []
+        for s in self.scans:
+            keep = s.keep or "seen"
+            if keep != "seen":
+                continue
+            if s.index is not None:
+                replaced[s.index] = (s.scorer, s.cards)
+            elif s.scorer is not None:
+                extra.append((s.scorer, s.cards))
+        piles: dict[str, list[tuple[str, ...]]] = {n: [] for n in self.scorers}
+        used: set[str] = set()
+        rows = [replaced.get(p.index, (p.scorer, p.cards)) for p in self.served] + list(extra)
+        for who, cards in rows:
+            pile = tuple(c for c in cards if c not in used)
+            used.update(pile)
+            if pile and who in piles:
+                piles[who].append(pile)
+        return piles
+
+    def finish(self) -> None:
+        if self.phase == "over":
+            return
+        self.phase = "over"
+        self.unserved = {b: tuple(c) for b, c in self.bowls.items() if c}
+        self.score()
+
+    def score(self) -> None:
+        piles = self.final_piles()
+        result = tally(self.mode, {n: [_cards(p) for p in ps] for n, ps in piles.items()})
+        self.final = result.to_json()
+        self.emit("game_over", **self.game_over())
+
+    def game_over(self) -> dict[str, Any]:
+        """`game_over` fields: the tally JSON (`scores`, `winners`, `stars`) + unserved bowls."""
+        assert self.final is not None
+        return {**self.final, "unserved": {b: list(c) for b, c in self.unserved.items()}}
+
+
+def _obs(t: float, type_: str, card: str, region: str, step: int) -> Event:
+    return {"t": t, "type": type_, "card": card, "region": region, "step": step}
+
+
+def _owner(mode: Mode, players: tuple[str, ...], bowl: str) -> str | None:
+    rule = mode.bowl_owners[BOWLS.index(bowl)]
+    kind, _, who = rule.partition(":")
+    if kind == "seat":
+        return players[int(who) - 1]
+    if kind == "team":
+        return who
+    return None
+
+
+class GameFollower:
+    """Follows one game from settled table states; the UI's model (see module docstring).
+
+    Every emitted event goes to `sink` (the game log, the headless printer) as it happens.
+    """
+
+    def __init__(
+        self,
+        mode: Mode | str,
+        players: Sequence[str] | None = None,
+        sink: Sink | None = None,
+    ) -> None:
+        self.mode = mode if isinstance(mode, Mode) else _mode(mode)
+        self.players = check_players(self.mode, players)
+        self.sink = sink
+        self._events: list[Event] = []
+        self._raw: dict[str, str] = {}
+        self._lives: list[str] = []
+        """Effective id of each stay of a card on the table (corrections rename a stay)."""
+        self._life_of: dict[str, int] = {}
+        self._step = 0
+        self._t = 0.0
+        self._camera = "ok"
+        self._seen: tuple[Any, ...] = ()
+        self._game = _Game(self.mode, self.players)
+
+    # -- building ------------------------------------------------------------------------
+    @classmethod
+    def from_events(
+        cls,
+        mode: Mode | str,
+        players: Sequence[str] | None,
+        events: Iterable[Mapping[str, Any]],
+        sink: Sink | None = None,
+    ) -> GameFollower:
+        """Rebuild a follower from a logged event list (resume after a power cut). Derived
+        events are recomputed; nothing is re-emitted."""
+        f = cls(mode, players, sink)
+        f._events = [dict(e) for e in events]
+        for e in f._events:
+            if e.get("type") in OBSERVATIONS:
+                if e["type"] == "card_added":
+                    f._raw[e["card"]] = e["region"]
+                elif f._raw.get(e["card"]) == e["region"]:
+                    del f._raw[e["card"]]
+            if "step" in e:
+                f._step = max(f._step, int(e["step"]))
+            if "t" in e:
+                f._t = max(f._t, float(e["t"]))
+        f._game = f._derive()
+        return f
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """Everything emitted so far, in order (inputs and derived)."""
+        return tuple(self._events)
+
+    def _emit(self, events: Iterable[Event]) -> list[Event]:
+        out = list(events)
+        for e in out:
+            self._events.append(e)
+            if self.sink is not None:
+                self.sink(dict(e))
+        return out
+
+    # -- camera input --------------------------------------------------------------------
+    def observe(self, settled: Settled) -> list[Event]:
+        """Feed the settler's output; only committed changes matter."""
+        if not settled.changed:
+            return []
+        return self.update(settled.table, settled.t)
+
+    def update(self, table: TableState | Mapping[str, str], t: float) -> list[Event]:
+        """A newly settled table (card -> region) at `t` seconds; returns the events emitted."""
+        new = table.as_dict() if isinstance(table, TableState) else dict(table)
+        old = self._raw
+        obs: list[Event] = []
+        self._t = max(self._t, float(t))
+        step = self._step + 1
+        for card in sorted(old):
+            if new.get(card) != old[card]:
+                obs.append(_obs(t, "card_removed", card, old[card], step))
+        for card in sorted(new):
+            if old.get(card) != new[card]:
+                obs.append(_obs(t, "card_added", card, new[card], step))
+        if not obs:
+            return []
+        self._step = step
+        self._raw = new
+        effective = [self._track_life(e) for e in obs]
+        out = self._emit(obs)
+        return out + self._emit(self._game.batch(effective))
+
+    def _track_life(self, e: Event) -> Event:
+        """The observation as the game reads it: the card's stay may have been renamed."""
+        card = e["card"]
+        if e["type"] == "card_added":
+            self._life_of[card] = len(self._lives)
+            self._lives.append(card)
+            return {**e, "card": card}
+        life = self._life_of.pop(card, None)
+        return {**e, "card": self._lives[life] if life is not None else card}
+
+    def set_camera_status(self, status: str, seen: Sequence[Any] = ()) -> None:
+        """`ok`, `camera lost`, `markers not found`...: shown by the UI; the game is untouched.
+        `seen`: the cards on the table now (view.SeenCard values) for outlines."""
+        if status not in CAMERA_STATES:
+            raise BadInputError(f"unknown camera status {status!r}: expected {CAMERA_STATES}")
+        self._camera = status
+        self._seen = tuple(seen)
+
+    # -- commands and corrections --------------------------------------------------------
+    def _input(self, type_: str, t: float | None, step: bool = True, **fields: Any) -> list[Event]:
+        if t is not None:
+            self._t = max(self._t, float(t))
+        ev: Event = {"t": self._t, "type": type_, **fields}
+        if step:
+            self._step += 1
+            ev["step"] = self._step
+        before = self._game
+        out = self._emit([ev])
+        if type_ in CORRECTIONS:
+            self._game = self._derive()
+            return out + self._emit(self._consequences(before, self._game))
+        self._game.t = self._t
+        self._game.out = []
+        self._command(self._game, ev)
+        return out + self._emit(self._game.out)
+
+    @staticmethod
+    def _command(game: _Game, ev: Event) -> None:
+        kind = ev["type"]
+        if kind == "begin_scoring":
+            game.begin_scoring()
+        elif kind == "scan_pile":
+            game.begin_scoring()
+            game.register_scan(ev.get("scorer"))
+        elif kind == "resolve_scan":
+            game.resolve_scan(int(ev["scan"]), str(ev["keep"]), ev.get("scorer"))
+        elif kind == "finish":
+            game.finish()
+
+    def begin_scoring(self, t: float | None = None) -> list[Event]:
+        """End of play: from now on the scan area is read pile by pile."""
+        return self._input("begin_scoring", t)
+
+    def scan_pile(self, scorer: str | None = None, t: float | None = None) -> list[Event]:
+        """The cards now in the scan area are one served pile (of `scorer` if given)."""
+        if scorer is not None and scorer not in self.mode.scorer_names(self.players):
+            raise BadInputError(f"unknown scorer {scorer!r}")
+        return self._input("scan_pile", t, scorer=scorer)
+
+    def resolve_scan(
+        self, scan: int, keep: str, scorer: str | None = None, t: float | None = None
+    ) -> list[Event]:
+        """For scan number `scan`, keep the scanned cards (`seen`) or the cards seen served
+        during play (`expected`); optionally give the pile to `scorer`."""
+        if keep not in ("seen", "expected"):
+            raise BadInputError(f"keep must be 'seen' or 'expected', got {keep!r}")
+        if not 0 <= scan < len(self._game.scans):
+            raise BadInputError(f"no scanned pile number {scan}")
+        return self._input("resolve_scan", t, scan=scan, keep=keep, scorer=scorer)
+
+    def finish(self, t: float | None = None) -> list[Event]:
+        """End the game now: unserved bowls are discarded, `game_over` carries the tally."""
+        return self._input("finish", t)
+
+    def correct_card(self, old: str, new: str, t: float | None = None) -> list[Event]:
+        """The card last seen as `old` (on the table, served or scanned) is really `new`."""
+        parse_card(old)
+        parse_card(new)
+        if old not in self._lives:
+            raise BadInputError(f"no card {old!r} has been seen in this game")
+        return self._input("correction_card", t, step=False, old=old, new=new)
+
+    def reassign_served(self, index: int, scorer: str, t: float | None = None) -> list[Event]:
+        """Served bowl number `index` (0-based, ServedPile.index) goes to `scorer`."""
+        if scorer not in self.mode.scorer_names(self.players):
+            raise BadInputError(f"unknown scorer {scorer!r}")
+        if not 0 <= index < len(self._game.served):
+            raise BadInputError(f"no served bowl number {index}")
+        return self._input("correction_reassign", t, step=False, index=index, scorer=scorer)
+
+    def undo(self, t: float | None = None) -> list[Event]:
+        """Cancel the effect of the last game step (a settled change or a command) not yet
+        undone. Returns [] when there is nothing to undo."""
+        undone = {e["undo"] for e in self._events if e["type"] == "correction_undo"}
+        steps = [
+            int(e["step"])
+            for e in self._events
+            if e["type"] in OBSERVATIONS | COMMANDS and "step" in e and e["step"] not in undone
+        ]
+        if not steps:
+            return []
+        return self._input("correction_undo", t, step=False, undo=max(steps))
+
+    # -- re-derivation -------------------------------------------------------------------
+    def _derive(self) -> _Game:
+        """The game from the input events alone (corrections applied)."""
+        events = self._events
+        undone = {int(e["undo"]) for e in events if e.get("type") == "correction_undo"}
+        reassign = {
+            int(e["index"]): str(e["scorer"])
+            for e in events
+            if e.get("type") == "correction_reassign"
+        }
+        # Pass 1: each observation's stay on the table, and renames of stays.
+        lives: list[str] = []
+        life_of: dict[str, int] = {}
+        obs_life: dict[int, int] = {}
+        for i, e in enumerate(events):
+            kind = e.get("type")
+            if kind == "card_added":
+                life_of[e["card"]] = len(lives)
+                lives.append(e["card"])
+                obs_life[i] = life_of[e["card"]]
+            elif kind == "card_removed":
+                life = life_of.pop(e["card"], None)
+                if life is not None:
+                    obs_life[i] = life
+            elif kind == "correction_card":
+                for j in range(len(lives) - 1, -1, -1):
+                    if lives[j] == e["old"]:
+                        lives[j] = str(e["new"])
+                        break
+        self._lives, self._life_of = lives, life_of
+        # Pass 2: replay the steps through a fresh game.
+        game = _Game(self.mode, self.players, reassign)
+        i = 0
+        while i < len(events):
+            e = events[i]
+            kind = e.get("type")
+            if kind in OBSERVATIONS:
+                j = i
+                while (
+                    j < len(events)
+                    and events[j].get("type") in OBSERVATIONS
+                    and events[j].get("step") == e.get("step")
+                ):
+                    j += 1
+                if e.get("step") not in undone:
+                    batch = [
+                        {**events[k], "card": lives[obs_life[k]]} if k in obs_life else events[k]
+                        for k in range(i, j)
+                    ]
+                    game.batch(batch)
+                i = j
+                continue
+            if kind in COMMANDS and e.get("step") not in undone:
+                game.t = float(e.get("t", game.t))
+                self._command(game, e)
+            i += 1
+        game.t = self._t
+        game.out = []
+        return game
+
+    def _consequences(self, before: _Game, after: _Game) -> list[Event]:
+        """What a correction changed that the players must hear: a bowl now ready, a new
+        final result."""
+        out: list[Event] = []
+        for bowl in BOWLS:
+            if bowl in after.ready and bowl not in before.ready:
+                cards = after.bowls[bowl]
+                out.append(
+                    {
+                        "t": self._t,
+                        "type": "bowl_ready",
+                        "region": bowl,
+                        "sum": sum(parse_card(c).value for c in cards),
+                        "types": pile_types(_cards(cards)),
+                        "reason": after.ready[bowl][0],
+                    }
+                )
+        if after.final is not None and after.final != before.final:
+            out.append({"t": self._t, "type": "game_over", **after.game_over()})
+        return out
+
+    # -- the UI's view -------------------------------------------------------------------
+    def view(self) -> GameView:
+        g = self._game
+        scorers = self.mode.scorer_names(self.players)
+        bowls = []
+        for b in BOWLS:
+            cards = tuple(c for c in g.bowls[b] if c not in g.leaving[b])
+            parsed = _cards(cards)
+            reason = g.ready[b][0] if b in g.ready else None
+            bowls.append(
+                BowlView(
+                    region=b,
+                    cards=cards,
+                    value_sum=sum(c.value for c in parsed),
+                    types=pile_types(parsed),
+                    ready=reason is not None,
+                    reason=reason,
+                    owner=_owner(self.mode, self.players, b),
+                )
+            )
+        counts = {n: 0 for n in scorers}
+        for p in g.served:
+            counts[p.scorer] = counts.get(p.scorer, 0) + 1
+        playing = g.phase == "playing" and g.tphase != _DONE
+        return GameView(
+            mode=self.mode.name,
+            players=self.players,
+            scorers=scorers,
+            phase=g.phase,
+            turn=g.turn,
+            current_player=self.players[g.seat] if playing else None,
+            fridge=tuple(g.fridge),
+            bowls=tuple(bowls),
+            served_counts=counts,
+            served=tuple(ServedPile(p.index, p.scorer, p.region, p.cards, p.t) for p in g.served),
+            scan=tuple(g.scan),
+            seen=self._seen,
+            camera=self._camera,
+            warnings=tuple(g.warnings[-MAX_WARNINGS:]),
+            ready_bowls=tuple(b for b in BOWLS if b in g.ready),
+            final=g.final,
+            t=self._t,
+            scans=tuple(
+                ScanView(
+                    s.scan,
+                    s.scorer,
+                    s.cards,
+                    s.index,
+                    g.served[s.index].cards if s.index is not None else (),
+                    s.keep,
+                )
+                for s in g.scans
+            ),
+            all_played=g.all_played,
+        )
+
+
+def _mode(name: str) -> Mode:
+    try:
+        return MODES[name]
+    except KeyError:
+        raise BadInputError(f"unknown mode {name!r}: expected one of {', '.join(MODES)}") from None
