@@ -30,13 +30,19 @@ FAST = {"stall_seconds": 0.2, "backoff": 0.02, "max_backoff": 0.05}
 
 
 class StallingCamera(FrameSource):
-    """A live camera that delivers `frames` frames, then hangs (or raises) until closed."""
+    """A live camera that delivers `frames` frames, then hangs for `hang_seconds` in read()
+    (as V4L2 does until its select() timeout) or raises at once."""
 
     is_live = True
 
-    def __init__(self, frames: int | None, *, hang: bool = True, level: int = 0) -> None:
+    def __init__(
+        self, frames: int | None, *, hang: bool = True, level: int = 0, hang_seconds: float = 0.5
+    ) -> None:
         self.name = "fake"
         self.frames, self.hang, self.level = frames, hang, level
+        self.hang_seconds = hang_seconds
+        self.reading = threading.Event()
+        self.closed_during_read = False
         self.delivered = 0
         self.closed = threading.Event()
 
@@ -46,8 +52,9 @@ class StallingCamera(FrameSource):
     def read(self) -> Frame | None:
         if self.frames is not None and self.delivered >= self.frames:
             if self.hang:
-                self.closed.wait()  # a driver stuck in read(); close() does not even free it
-                time.sleep(10)
+                self.reading.set()
+                time.sleep(self.hang_seconds)
+                self.reading.clear()
             raise CameraError("fake camera: no frame")
         time.sleep(0.005)
         image = np.full((4, 4, 3), self.level, np.uint8)
@@ -56,6 +63,7 @@ class StallingCamera(FrameSource):
         return frame
 
     def close(self) -> None:
+        self.closed_during_read = self.reading.is_set()  # would crash a real capture
         self.closed.set()
 
 
@@ -86,7 +94,9 @@ def test_stalled_camera_is_reported_lost_and_reopened(hang):
         assert source.status == OK
         assert source.reconnects == 1
     assert statuses == [LOST, RECONNECTING, OK]
-    assert cameras[0].closed.is_set()
+    assert cameras[0].closed.wait(2.0)  # released once its hung read returned
+    assert cameras[1].closed.is_set()
+    assert not any(c.closed_during_read for c in cameras)
     assert [f.image[0, 0, 0] for f in frames[:3]] == [10, 10, 10]
     # t and index keep going forward across the reconnection
     assert all(b.t >= a.t for a, b in itertools.pairwise(frames))
@@ -155,6 +165,9 @@ def test_folder_with_corrupt_image_through_watchdog(tmp_path):
 
 
 def test_close_returns_even_while_the_driver_hangs():
-    with WatchedSource(lambda: StallingCamera(1), stall_seconds=5.0) as source:
+    camera = StallingCamera(1, hang_seconds=3.0)
+    with WatchedSource(lambda: camera, stall_seconds=5.0) as source:
         assert source.read() is not None
+        assert camera.reading.wait(1.0)
     assert source.status == OK  # closed before the stall was due: nothing reported
+    assert not camera.closed.is_set()  # left to the reader thread, never closed under a read

@@ -63,11 +63,10 @@ class WatchedSource(FrameSource):
         self._clock = clock
         self._max_queue = max_queue
         self._queue: queue.Queue[object] = queue.Queue()
-        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._status = OK
-        self._source: FrameSource | None = None
         self._thread: threading.Thread | None = None
+        self._reader: threading.Thread | None = None
         self._ended = False
         self._ended_reader = False
         self._last_frame_at = 0.0
@@ -102,8 +101,9 @@ class WatchedSource(FrameSource):
         self._ended = self._ended_reader = False
         self._origin = self._clock()
         self._last_frame_at = self._origin
-        self._source = source
-        self._thread = threading.Thread(target=self._run, name=f"watchdog {self.name}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(source,), name=f"watchdog {self.name}", daemon=True
+        )
         self._thread.start()
 
     def poll(self, timeout: float | None = 0.0) -> Frame | None:
@@ -136,17 +136,19 @@ class WatchedSource(FrameSource):
         return None
 
     def close(self) -> None:
+        """Stop watching and release the source (a driver hung inside read() releases it
+        when that read finally returns: closing a capture under a blocked read can crash)."""
         self._stop.set()
-        thread, self._thread = self._thread, None
+        threads = [t for t in (self._thread, self._reader) if t is not None]
+        self._thread = self._reader = None
         # Unblock a reader waiting on a full queue.
         while True:
             try:
                 self._queue.get_nowait()
             except queue.Empty:
                 break
-        if thread is not None:
-            thread.join(timeout=max(1.0, self.stall_seconds))
-        self._close_source()
+        for thread in threads:
+            thread.join(timeout=1.0)
 
     # -- watchdog thread ----------------------------------------------------------------------
 
@@ -158,21 +160,21 @@ class WatchedSource(FrameSource):
             with contextlib.suppress(Exception):  # a broken UI callback must not kill the camera
                 self.on_status(status)
 
-    def _close_source(self) -> None:
-        with self._lock:
-            source, self._source = self._source, None
-        if source is not None:
-            with contextlib.suppress(Exception):
-                source.close()
+    def _run(self, source: FrameSource) -> None:
+        """Supervise: one reader thread per (re)opened source; reopen when it goes quiet.
 
-    def _run(self) -> None:
-        """Supervise: start a reader per (re)opened source, reopen when it goes quiet."""
+        Only the reader thread touches its source (read, then close), because OpenCV and
+        picamera2 captures are not safe to close from another thread during a read."""
         poll = min(max(self.stall_seconds / 10, 0.01), 0.25)
         while not self._stop.is_set():
             generation = self._generation
             reader = threading.Thread(
-                target=self._read_loop, args=(generation,), name="camera reader", daemon=True
+                target=self._read_loop,
+                args=(generation, source),
+                name=f"camera reader {self.name}",
+                daemon=True,
             )
+            self._reader = reader
             reader.start()
             while not self._stop.is_set() and reader.is_alive():
                 if self._clock() - self._last_frame_at > self.stall_seconds:
@@ -180,13 +182,16 @@ class WatchedSource(FrameSource):
                 self._stop.wait(poll)
             if self._stop.is_set() or self._ended_reader:
                 return
-            # Stalled (or the reader died): drop this source, reconnect with backoff.
+            # Stalled (or the reader died): the reader drops and closes this source as soon as
+            # its read returns; a new one is opened meanwhile, with backoff.
             self._generation += 1
             self._set_status(LOST)
-            self._close_source()
-            self._reconnect()
+            new_source = self._reconnect()
+            if new_source is None:
+                return
+            source = new_source
 
-    def _reconnect(self) -> None:
+    def _reconnect(self) -> FrameSource | None:
         delay = self.backoff
         while not self._stop.is_set():
             self._set_status(RECONNECTING)
@@ -197,19 +202,21 @@ class WatchedSource(FrameSource):
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.max_backoff)
                 continue
-            with self._lock:
-                self._source = source
             self.reconnects += 1
             now = self._clock()
             self._offset = now - self._origin
             self._last_frame_at = now
-            return
+            return source
+        return None
 
-    def _read_loop(self, generation: int) -> None:
-        with self._lock:
-            source = self._source
-        if source is None:
-            return
+    def _read_loop(self, generation: int, source: FrameSource) -> None:
+        try:
+            self._deliver(generation, source)
+        finally:
+            with contextlib.suppress(Exception):
+                source.close()
+
+    def _deliver(self, generation: int, source: FrameSource) -> None:
         offset = self._offset
         while not self._stop.is_set() and generation == self._generation:
             try:
