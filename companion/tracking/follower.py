@@ -527,6 +527,9 @@ class _Game:
             return
         self.phase = "over"
         self.unserved = {b: tuple(c) for b, c in self.bowls.items() if c}
+        self.bowls = {b: [] for b in BOWLS}
+        self.leaving = {b: set() for b in BOWLS}
+        self.ready = {}
         self.score()
 
     def score(self) -> None:
@@ -724,8 +727,7 @@ class GameFollower:
 
     def correct_card(self, old: str, new: str, t: float | None = None) -> list[Event]:
         """The card last seen as `old` (on the table, served or scanned) is really `new`."""
-        parse_card(old)
-        parse_card(new)
+        old, new = parse_card(old).id, parse_card(new).id
         if old not in self._lives:
             raise BadInputError(f"no card {old!r} has been seen in this game")
         return self._input("correction_card", t, step=False, old=old, new=new)

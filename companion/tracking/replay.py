@@ -44,8 +44,10 @@ def table_steps(record: Record) -> list[ReplayStep]:
     steps = [ReplayStep(_snap(table), "setup", 0, None)]
     for n, turn in enumerate(record.turns, start=1):
 
-        def add(kind: str, card: str | None, region: str | None, n: int = n) -> None:
-            steps.append(ReplayStep(_snap(table), kind, n, turn.player, card, region))
+        def add(
+            kind: str, card: str | None, region: str | None, n: int = n, who: str = turn.player
+        ) -> None:
+            steps.append(ReplayStep(_snap(table), kind, n, who, card, region))
 
         for play in turn.plays:
             table[play.card.id] = play.bowl

@@ -206,7 +206,7 @@ class TableSettler:
             moves = (
                 best != current
                 and regions[best] / k >= cfg.add_share
-                and regions[best] > regions.get(current, 0.0)
+                and regions[best] > (regions.get(current, 0.0) if current else 0.0)
             )
             new[card] = best if current is None or moves else current
         return new

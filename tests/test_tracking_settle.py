@@ -1,0 +1,158 @@
+"""The settler: what a person watching the table would trust, frame by frame."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.tracking.settle import SettleConfig, TableSettler, TableState, readings_of
+
+FPS = 5.0
+
+
+class Clock:
+    """Feeds frames at FPS and records every committed change."""
+
+    def __init__(self, config: SettleConfig | None = None) -> None:
+        self.settler = TableSettler(config or SettleConfig())
+        self.t = 0.0
+        self.commits: list[TableState] = []
+
+    def frame(self, readings: object, motion: float = 0.0) -> None:
+        s = self.settler.update(self.t, readings, motion)  # type: ignore[arg-type]
+        if s.changed:
+            self.commits.append(s.table)
+        self.t += 1 / FPS
+
+    def still(self, readings: object, n: int = 8) -> None:
+        for _ in range(n):
+            self.frame(readings)
+
+    def moving(self, readings: object, n: int) -> None:
+        for _ in range(n):
+            self.frame(readings, motion=0.5)
+
+
+FRIDGE = {"nori-4": ("fridge", 0.9), "negi-2": ("fridge", 0.9)}
+
+
+def test_a_steady_table_is_committed_once() -> None:
+    c = Clock()
+    c.still(FRIDGE, 10)
+    assert c.commits == [TableState.of({"nori-4": "fridge", "negi-2": "fridge"})]
+
+
+def test_a_card_seen_for_one_frame_never_appears() -> None:
+    c = Clock()
+    c.still(FRIDGE, 8)
+    c.frame({**FRIDGE, "menma-7": ("bowl-1", 0.99)})
+    c.still(FRIDGE, 8)
+    assert len(c.commits) == 1
+    assert c.settler.table.get("menma-7") is None
+
+
+def test_a_card_missing_for_one_frame_is_not_removed() -> None:
+    c = Clock()
+    c.still(FRIDGE, 8)
+    c.frame({"nori-4": ("fridge", 0.9)})
+    c.still(FRIDGE, 8)
+    assert len(c.commits) == 1
+
+
+def test_hovering_hand_commits_nothing_until_still() -> None:
+    c = Clock()
+    c.still(FRIDGE, 8)
+    played = {**FRIDGE, "ajitama-5": ("bowl-2", 0.9)}
+    c.moving(played, 40)  # eight seconds of hands over the table
+    assert len(c.commits) == 1
+    c.still(played, 8)
+    assert len(c.commits) == 2
+    assert c.commits[-1].get("ajitama-5") == "bowl-2"
+
+
+def test_card_under_a_moving_hand_is_not_removed() -> None:
+    c = Clock()
+    c.still(FRIDGE, 8)
+    c.moving({"negi-2": ("fridge", 0.9)}, 6)  # nori-4 hidden while the hand moves
+    c.still(FRIDGE, 8)
+    assert len(c.commits) == 1
+    assert c.settler.table.get("nori-4") == "fridge"
+
+
+def test_lost_camera_frames_change_nothing() -> None:
+    c = Clock()
+    c.still(FRIDGE, 8)
+    for _ in range(20):
+        c.frame(None)
+    c.still(FRIDGE, 8)
+    assert len(c.commits) == 1
+
+
+def test_region_flicker_does_not_move_a_card() -> None:
+    c = Clock()
+    table = {"chashu-3": ("bowl-1", 0.9)}
+    c.still(table, 8)
+    c.frame({"chashu-3": ("bowl-2", 0.9)})
+    c.still(table, 8)
+    assert len(c.commits) == 1
+    assert c.settler.table.get("chashu-3") == "bowl-1"
+
+
+def test_a_real_move_is_committed() -> None:
+    c = Clock()
+    c.still({"chashu-3": ("fridge", 0.9)}, 8)
+    c.moving({}, 3)
+    c.still({"chashu-3": ("bowl-3", 0.9)}, 8)
+    assert [t.get("chashu-3") for t in c.commits] == ["fridge", "bowl-3"]
+
+
+def test_removal_is_committed_after_the_scene_settles() -> None:
+    c = Clock()
+    c.still(FRIDGE, 8)
+    c.moving({}, 3)
+    c.still({"negi-2": ("fridge", 0.9)}, 8)
+    assert c.commits[-1] == TableState.of({"negi-2": "fridge"})
+
+
+def test_card_read_in_two_regions_keeps_the_consistent_one() -> None:
+    c = Clock()
+    c.still(
+        [("kamaboko-1", "bowl-1", 0.9), ("kamaboko-1", "scan", 0.4)],
+        8,
+    )
+    assert c.settler.table.as_dict() == {"kamaboko-1": "bowl-1"}
+
+
+@pytest.mark.parametrize(("confidence", "moved"), [(0.9, True), (0.35, False)])
+def test_low_confidence_votes_less(confidence: float, moved: bool) -> None:
+    c = Clock()
+    c.still({"menma-1": ("bowl-1", 0.9)}, 8)
+    c.moving({}, 2)
+    c.still({"menma-1": ("bowl-2", confidence)}, 3)
+    assert (c.settler.table.get("menma-1") == "bowl-2") is moved
+
+
+def test_readings_below_min_confidence_never_add_a_card() -> None:
+    c = Clock()
+    c.still({"menma-1": ("bowl-1", 0.2)}, 20)
+    assert c.commits == []
+
+
+def test_readings_of_a_frame_without_markers_is_no_reading() -> None:
+    class F:
+        calibrated = False
+        cards = ()
+
+    assert readings_of(F()) is None
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"window": 5, "add_share": 0.2},  # one frame could add a card
+        {"keep_share": 0.7, "add_share": 0.6},
+        {"window": 0},
+    ],
+)
+def test_config_rejects_settings_that_break_the_promises(kwargs: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        SettleConfig(**kwargs)  # type: ignore[arg-type]
