@@ -702,6 +702,8 @@ class GameFollower:
 
     def begin_scoring(self, t: float | None = None) -> list[Event]:
         """End of play: from now on the scan area is read pile by pile."""
+        if self._game.phase not in ("setup", "playing"):
+            return []
         return self._input("begin_scoring", t)
 
     def scan_pile(self, scorer: str | None = None, t: float | None = None) -> list[Event]:
@@ -723,6 +725,8 @@ class GameFollower:
 
     def finish(self, t: float | None = None) -> list[Event]:
         """End the game now: unserved bowls are discarded, `game_over` carries the tally."""
+        if self._game.phase == "over":
+            return []
         return self._input("finish", t)
 
     def correct_card(self, old: str, new: str, t: float | None = None) -> list[Event]:
