@@ -33,6 +33,8 @@ class TrainConfig:
     batch: int = 16
     export_to: Path = MODELS_DIR
     threads: int = 2
+    workers: int = 1
+    """Rendering processes."""
 
 
 def render_data(cfg: TrainConfig) -> Path:
@@ -48,6 +50,7 @@ def render_data(cfg: TrainConfig) -> Path:
         classes="index",
         val_fraction=0.1,
         split="train",
+        workers=cfg.workers,
     )
     stamp = data_dir / "spec.json"
     wanted = json.dumps({**asdict(spec), "deck": str(cfg.deck)}, sort_keys=True, default=str)
