@@ -1,0 +1,121 @@
+"""`companion deck faces|print|enroll`: the default deck's art, the printable kit, enrolment."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+NAME = "deck"
+
+
+def _enroll_guide() -> str:
+    from companion.deck.guide import guide_text  # no OpenCV: --help stays quick
+
+    return guide_text()
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        NAME,
+        help="default deck faces, printable PDFs, enrol your own deck",
+        description="The default deck's 56 faces, the printable deck and table kit, and "
+        "enrolment of a published deck from seven photos.",
+    )
+    deck_sub = p.add_subparsers(dest="deck_command", metavar="ACTION", required=True)
+
+    faces = deck_sub.add_parser(
+        "faces",
+        help="write the 56 default faces as <card>.png",
+        description="Write the default deck's 56 faces as OUT_DIR/<card>.png (and back.png).",
+    )
+    faces.add_argument("out_dir", type=Path, metavar="OUT_DIR")
+    faces.add_argument("--dpi", type=float, default=305.0, help="resolution (default 305)")
+    faces.set_defaults(func=run_faces)
+
+    pr = deck_sub.add_parser(
+        "print",
+        help="write deck.pdf and table-kit.pdf",
+        description="Write OUT_DIR/deck.pdf (56 faces at 63 x 88 mm, 9 a page with cut marks, "
+        "then a page of backs) and OUT_DIR/table-kit.pdf (the four ArUco markers, the layout "
+        "diagram, set-up instructions). Print both at 100 %% (actual size).",
+    )
+    pr.add_argument("out_dir", type=Path, metavar="OUT_DIR")
+    pr.add_argument("--paper", choices=("a4", "letter"), default="a4")
+    pr.add_argument("--no-backs", action="store_true", help="leave out the page of card backs")
+    pr.add_argument(
+        "--deck", type=Path, help="print an enrolled deck folder instead of the default deck"
+    )
+    pr.set_defaults(func=run_print)
+
+    en = deck_sub.add_parser(
+        "enroll",
+        help="build a deck folder from 7 photos of your own cards",
+        description="Build a deck folder (56 rectified faces + deck.json) from seven photos "
+        "of the published game's cards, one photo per ingredient.",
+        epilog=_enroll_guide(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    en.add_argument(
+        "photos", nargs="+", type=Path, metavar="PHOTO", help="7 photos, or 1 folder of 7"
+    )
+    en.add_argument("--out", type=Path, required=True, metavar="DIR", help="deck folder to write")
+    en.add_argument("--name", default=None, help="deck name (default: the folder's name)")
+    en.set_defaults(func=run_enroll)
+
+
+def run(args: argparse.Namespace) -> int:  # pragma: no cover - sub-commands set their own func
+    return 2
+
+
+def run_faces(args: argparse.Namespace) -> int:
+    from companion.deck.faces import write_faces
+    from companion.errors import BadInputError
+
+    if args.dpi < 50 or args.dpi > 1200:
+        raise BadInputError(f"--dpi {args.dpi:g} is out of range (50..1200)")
+    paths = write_faces(args.out_dir, args.dpi / 25.4)
+    print(f"wrote {len(paths)} faces to {args.out_dir}")
+    return 0
+
+
+def run_print(args: argparse.Namespace) -> int:
+    import sys
+
+    from companion.deck.pdf import write_deck_pdf, write_kit_pdf
+
+    faces = back = None
+    if args.deck is not None:
+        from companion.deck.deckdir import load_deck
+
+        deck = load_deck(args.deck)
+        faces, back = deck.faces, deck.back
+    deck_pdf = write_deck_pdf(
+        args.out_dir / "deck.pdf",
+        args.paper,
+        faces=faces,
+        back=back,
+        backs=not args.no_backs,
+        progress=sys.stderr.isatty(),
+    )
+    kit_pdf = write_kit_pdf(args.out_dir / "table-kit.pdf", args.paper)
+    print(f"wrote {deck_pdf} and {kit_pdf}: print at 100 % (actual size)")
+    return 0
+
+
+def run_enroll(args: argparse.Namespace) -> int:
+    import sys
+
+    from companion.deck.deckdir import save_deck
+    from companion.deck.enroll import enroll
+
+    t0 = time.perf_counter()
+    name = args.name or args.out.name
+    deck, readings = enroll(args.photos, name, progress=sys.stderr.isatty())
+    save_deck(deck, args.out)
+    worst = min(o.fill for r in readings for o in r.outlines)
+    print(
+        f"enrolled {len(deck.faces)} cards from {len(readings)} photos into {args.out} "
+        f"({time.perf_counter() - t0:.1f} s; worst outline fill {worst:.3f})"
+    )
+    return 0

@@ -1,0 +1,33 @@
+"""The enrolment guide a player follows (kept free of OpenCV so `--help` stays quick)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from companion.cards import INGREDIENTS
+
+MIN_CARD_WIDTH_PX: Final = 150
+"""A card narrower than this in the photo holds too little detail to train on."""
+
+GUIDE: Final = """\
+Enrolment guide (7 photos, one per ingredient, in this order):
+{steps}
+For every photo:
+  - lay the 8 cards of that ingredient face up in one row, values 0 to 7 from left to right,
+    each card upright (taller than wide, its top towards the top of the photo: published cards
+    are not always symmetric, so the photo's orientation is kept as given);
+  - use a plain surface that contrasts with the cards' edges (e.g. a mid-grey or green cloth),
+    cards not touching (a finger's width apart), nothing covering them, no strong glare;
+  - photograph straight from above, all 8 cards fully in view, filling most of the photo
+    (each card at least {minw} pixels wide), in focus.
+Give the photos in that order, or a folder holding exactly 7 photos whose names sort in that
+order (e.g. 1-ajitama.jpg ... 7-shiitake.jpg)."""
+
+
+def guide_text() -> str:
+    steps = "\n".join(
+        f"  photo {i + 1}: the 8 {ing.capitalize()} cards"
+        + (" (values 0 to 7, left to right)" if i == 0 else "")
+        for i, ing in enumerate(INGREDIENTS)
+    )
+    return GUIDE.format(steps=steps, minw=MIN_CARD_WIDTH_PX)
