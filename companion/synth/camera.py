@@ -147,13 +147,13 @@ def look_at_camera(
 def random_camera(
     rng: np.random.Generator, width: int | None = None, widths: tuple[int, ...] = WIDTHS
 ) -> Camera:
-    """A plausible mount: 600..850 mm up, aimed near the play area's centre, tilted up to 8 deg."""
+    """A plausible mount: 650..850 mm up, aimed near the play area's centre, tilted up to 8 deg."""
     w = int(width or rng.choice(np.array(widths)))
     cx, cy = layout.PLAY_W_MM / 2, layout.PLAY_H_MM / 2
     return look_at_camera(
         w,
         (cx + float(rng.normal(0, 12)), cy + float(rng.normal(0, 10))),
-        float(rng.uniform(620, 850)),
+        float(rng.uniform(650, 850)),
         min(8.0, abs(float(rng.normal(0, 4.0)))),
         float(rng.uniform(0, 360)),
         float(rng.normal(0, 1.5)),

@@ -19,6 +19,7 @@ a distractor, or outside the frame, is not visible. `hand_fraction` is the part 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,6 +152,12 @@ def footprint_mask(cam: Camera, view: PlaneView) -> np.ndarray:
     return mask.astype(bool)
 
 
+_CARD_AREA = layout.CARD_W_MM * layout.CARD_H_MM - (4 - math.pi) * layout.CARD_CORNER_MM**2
+_STRIP_AREA = (
+    layout.CARD_W_MM * layout.INDEX_STRIP_MM - (2 - math.pi / 2) * layout.CARD_CORNER_MM**2
+)
+
+
 def _r(a: np.ndarray, nd: int = 2) -> list:
     return np.round(np.asarray(a, np.float64), nd).tolist()
 
@@ -231,8 +238,9 @@ def ground_truth(
         own = im.mask
         visible = own & (ids_roi == oid) & footprint[sl]
         under_hand = own & np.isin(ids_roi, hand_ids) if len(hand_ids) else np.zeros_like(own)
-        n_own = max(1, int(own.sum()))
-        entry["visible_fraction"] = round(float(visible.sum()) / n_own, 4)
+        # a card partly off the raster keeps its whole area as the denominator
+        n_own = max(int(own.sum()), round(0.98 * _CARD_AREA * view.ppm**2), 1)
+        entry["visible_fraction"] = round(min(1.0, float(visible.sum()) / n_own), 4)
         entry["visible_polygons_px"] = [
             _r(cam.to_frame(p)) for p in _contours_mm(view, im.x, im.y, visible) if len(p) >= 3
         ]
@@ -240,9 +248,9 @@ def ground_truth(
         for end in ("top", "bottom"):
             sc = strip_corners(item, end)
             smask = _poly_mask(view, im.x, im.y, own.shape, sc) & own
-            n = max(1, int(smask.sum()))
+            n = max(int(smask.sum()), round(0.98 * _STRIP_AREA * view.ppm**2), 1)
             vis = smask & visible
-            frac = float(vis.sum()) / n
+            frac = min(1.0, float(vis.sum()) / n)
             polys = _contours_mm(view, im.x, im.y, vis)
             strips.append(
                 {

@@ -176,6 +176,13 @@ def _plaid(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
     return img
 
 
+def _flat(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
+    """One uniform colour (tests: a card alone on a flat background)."""
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = _rand_color(rng, 20, 60)
+    return img
+
+
 TEXTURES: dict[str, Callable[[np.random.Generator, int, int, float], np.ndarray]] = {
     "wood": _wood,
     "cloth": _cloth,
@@ -185,6 +192,7 @@ TEXTURES: dict[str, Callable[[np.random.Generator, int, int, float], np.ndarray]
     "plain": _plain,
     "tiles": _tiles,
     "plaid": _plaid,
+    "flat": _flat,
 }
 
 

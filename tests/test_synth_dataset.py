@@ -1,0 +1,93 @@
+"""The training-set writer: ultralytics layout, labels that match the truth, reproducible."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.synth.dataset import RECT_H, RECT_W, DatasetSpec, write_dataset
+
+
+def _labels(folder: Path) -> dict[str, list[list[float]]]:
+    out = {}
+    for p in sorted(folder.glob("labels/*/*.txt")):
+        rows = [list(map(float, line.split())) for line in p.read_text().splitlines()]
+        out[p.stem] = rows
+    return out
+
+
+def test_whole_view_dataset_layout_and_labels(tmp_path):
+    spec = DatasetSpec(
+        frames=3, seed=4, classes="card", val_fraction=0.3, keep_frames=True, width=1280
+    )
+    s = write_dataset(tmp_path / "ds", spec, progress=False)
+    ds = tmp_path / "ds"
+    assert s.images == 3 and s.boxes > 0
+    assert len(list(ds.glob("images/train/*.jpg"))) == 2
+    assert len(list(ds.glob("images/val/*.jpg"))) == 1
+    yaml = (ds / "data.yaml").read_text()
+    assert f"path: {ds.resolve()}" in yaml and "nc: 56" in yaml and "55: shiitake-7" in yaml
+    labels = _labels(ds)
+    for stem, rows in labels.items():
+        truth = json.loads((ds / "frames" / f"{stem}.json").read_text())
+        expected = sorted(
+            c["card"]
+            for c in truth["cards"]
+            for st in c["strips"]
+            if c["face_up"] and st["visible_fraction"] >= 0.5 and st["hand_fraction"] <= 0.5
+        )
+        from companion.cards import CARD_IDS
+
+        got = sorted(CARD_IDS[int(r[0])] for r in rows)
+        # a strip cut by the view's edge may be dropped, never one invented
+        assert set(got) <= set(expected) and len(got) >= len(expected) - 2
+        for _, cx, cy, w, h in rows:
+            assert 0 <= cx <= 1 and 0 <= cy <= 1
+            # a strip is 63 x 16 mm; at 1 px/mm the box is about that (rotations widen it)
+            assert 8 / RECT_W < w < 100 / RECT_W and 3 / RECT_H < h < 100 / RECT_H
+
+
+def test_crops_and_determinism(tmp_path):
+    spec = DatasetSpec(frames=2, seed=9, crop=320, crops_per_frame=3, val_fraction=0.0, width=1280)
+    write_dataset(tmp_path / "a", spec, progress=False)
+    write_dataset(tmp_path / "b", spec, progress=False)
+    a = sorted((tmp_path / "a").glob("images/train/*.jpg"))
+    assert len(a) == 6
+    for p in a:
+        q = tmp_path / "b" / p.relative_to(tmp_path / "a")
+        assert p.read_bytes() == q.read_bytes()
+    import cv2
+
+    assert cv2.imread(str(a[0])).shape == (320, 320, 3)
+    rows = [r for rs in _labels(tmp_path / "a").values() for r in rs]
+    assert rows and {r[0] for r in rows} == {0.0}
+
+
+def test_cli_rejects_bad_options(tmp_path, capsys):
+    assert main(["render", "dataset", str(tmp_path / "x"), "--count", "0"]) == 2
+    assert "count" in capsys.readouterr().err
+    assert main(["render", "dataset", str(tmp_path / "x"), "--crop", "5000"]) == 2
+
+
+def test_cli_frame_writes_image_and_truth(tmp_path):
+    out = tmp_path / "f.jpg"
+    assert main(["render", "frame", str(out), "--seed", "3", "--width", "1280"]) == 0
+    truth = json.loads(out.with_suffix(".json").read_text())
+    assert truth["camera"]["image_size"] == [1280, 720]
+    assert {m["id"] for m in truth["markers"]} == {0, 1, 2, 3}
+    assert np.asarray(truth["camera"]["image_from_plane"]).shape == (3, 3)
+
+
+@pytest.mark.slow
+def test_test_split_uses_held_out_tables(tmp_path):
+    from companion.deck.deckdir import load_deck
+    from companion.synth.frame import FrameSpec, render_frame
+    from companion.synth.scene import HELD_OUT_TEXTURES
+
+    deck = load_deck(None)
+    train = {render_frame(deck, 1, i, FrameSpec()).scene.texture for i in range(12)}
+    assert not train & set(HELD_OUT_TEXTURES)
