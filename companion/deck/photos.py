@@ -89,13 +89,21 @@ def row_photo(
         card_plane = ((local - centre) @ r2.T + centre + [x0, y0]).astype(np.float32)
         card_img = cv2.perspectiveTransform(card_plane.reshape(-1, 1, 2), hom).reshape(4, 2)
         src = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
-        m = cv2.getPerspectiveTransform(src, card_img.astype(np.float32))
-        warped = cv2.warpPerspective(face, m, (out_w, out_h), flags=cv2.INTER_AREA)
-        alpha = cv2.warpPerspective(
-            _card_mask(fh, fw, ppm_face), m, (out_w, out_h), flags=cv2.INTER_LINEAR
-        )
+        # warp into the card's bounding box only (8 full-frame warps would dominate the time)
+        bx0, by0 = np.floor(card_img.min(axis=0)).astype(int) - 2
+        bx1, by1 = np.ceil(card_img.max(axis=0)).astype(int) + 2
+        bx0, by0, bx1, by1 = max(bx0, 0), max(by0, 0), min(bx1, out_w), min(by1, out_h)
+        if bx1 <= bx0 or by1 <= by0:
+            corners_out.append(card_img.astype(np.float32))
+            continue
+        dst = (card_img - [bx0, by0]).astype(np.float32)
+        m = cv2.getPerspectiveTransform(src, dst)
+        size_roi = (int(bx1 - bx0), int(by1 - by0))
+        warped = cv2.warpPerspective(face, m, size_roi, flags=cv2.INTER_AREA)
+        alpha = cv2.warpPerspective(_card_mask(fh, fw, ppm_face), m, size_roi)
         a = (alpha.astype(np.float32) / 255)[..., None]
-        img = img * (1 - a) + warped.astype(np.float32) * a
+        roi = img[by0:by1, bx0:bx1]
+        img[by0:by1, bx0:bx1] = roi * (1 - a) + warped.astype(np.float32) * a
         corners_out.append(card_img.astype(np.float32))
 
     # light: a linear gradient (one side 25 % darker) and a colour cast (warm lamp)
