@@ -1,0 +1,282 @@
+"""A game at the table: camera -> detector -> settler -> game follower -> log and screen.
+
+`TablePipeline` turns one frame into events (synchronous, testable on a recording).
+`Session` runs it on a background thread over a camera source, writes every event to the
+durable game log (and an optional JSON-lines file) the moment it happens, and is the UI's
+Controller: the Kivy app polls `view()` / `latest_frame()` and sends corrections, which are
+queued to the pipeline thread so the follower is only ever touched by one thread.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import cv2
+import numpy as np
+
+from companion.camera import CameraError, Frame, FrameSource
+from companion.tracking.follower import GameFollower
+from companion.tracking.settle import SettleConfig, TableSettler, readings_of
+from companion.tracking.view import GameView, SeenCard
+from companion.vision.calibration import TableCalibration, calibrate
+from companion.vision.detector import CardDetector, FrameReading
+from companion.vision.motion import MotionGate
+
+Event = dict[str, Any]
+
+
+@dataclass
+class TablePipeline:
+    """Frame in, events out. Detection runs only on still frames (hands away)."""
+
+    detector: CardDetector
+    follower: GameFollower
+    settle: SettleConfig = field(default_factory=SettleConfig)
+    manual_calibration: TableCalibration | None = None
+    """Used when the markers are hidden (e.g. `--calibration FILE`)."""
+
+    def __post_init__(self) -> None:
+        self.settler = TableSettler(self.settle)
+        self.motion = MotionGate()
+        self.calibration: TableCalibration | None = self.manual_calibration
+        self.recalibrations = 0
+        self.last_reading: FrameReading | None = None
+        self.frames = 0
+        self.detections = 0
+
+    def _calibrate(self, image: np.ndarray) -> TableCalibration | None:
+        """Markers every still frame: a bumped camera re-calibrates by itself. While markers
+        are hidden (hands, cups) the last good calibration stays in use."""
+        found = calibrate(image)
+        if found is not None and len(found.markers) == 4:
+            if self.calibration is not None and found.moved_from(self.calibration):
+                self.recalibrations += 1
+            self.calibration = found
+        elif found is not None and self.calibration is None:
+            self.calibration = found
+        return self.calibration
+
+    def process(self, frame: Frame) -> list[Event]:
+        self.frames += 1
+        score = self.motion.update(frame.image)
+        readings = None
+        if score <= self.settle.motion_threshold:
+            cal = self._calibrate(frame.image)
+            if cal is None:
+                self.follower.set_camera_status("markers not found")
+            else:
+                self.detections += 1
+                reading = self.detector.detect(frame.image, cal)
+                reading = FrameReading(reading.cards, True, reading.duplicates, reading.strips)
+                self.last_reading = reading
+                readings = readings_of(reading)
+                self.follower.set_camera_status(
+                    "ok",
+                    [
+                        SeenCard(r.card, r.region or "table", r.confidence, r.box)
+                        for r in reading.cards
+                    ],
+                )
+        settled = self.settler.update(frame.t, readings, score)
+        return self.follower.observe(settled)
+
+
+def describe(event: Event) -> str:
+    """One readable line per event for the headless mode."""
+    t = f"{event.get('t', 0.0):7.1f}s"
+    kind = event.get("type", "?")
+    if kind in ("card_added", "card_removed"):
+        verb = "+" if kind == "card_added" else "-"
+        return f"{t}  {verb} {event['card']:<11} {event['region']}"
+    if kind == "bowl_ready":
+        why = "sum" if event.get("reason") == "sum" else "all 7 types"
+        return (
+            f"{t}  ** {event['region']} is ready to serve ({why}: "
+            f"sum {event['sum']}, {event['types']} types)"
+        )
+    if kind == "bowl_served":
+        return f"{t}  {event['region']} served to {event['player']}: {', '.join(event['cards'])}"
+    if kind == "turn":
+        return f"{t}  turn {event['turn']}: {event['player']}"
+    if kind == "rule_warning":
+        return f"{t}  ! {event['message']}"
+    if kind == "game_over":
+        return f"{t}  game over"
+    extra = {k: v for k, v in event.items() if k not in ("t", "type", "step")}
+    return f"{t}  {kind} {json.dumps(extra) if extra else ''}".rstrip()
+
+
+def scoreboard(final: dict[str, Any]) -> str:
+    lines = ["", "Final scoreboard", f"{'':<14}{'points':>7}{'bowls':>7}{'cards':>7}"]
+    for name, s in final["scores"].items():
+        lines.append(f"{name:<14}{s['points']:>7}{s['bowls']:>7}{s['cards']:>7}")
+    winners = final.get("winners", [])
+    if len(winners) == 1:
+        lines.append(f"Winner: {winners[0]}")
+    elif winners:
+        lines.append(f"Shared victory: {', '.join(winners)}")
+    if final.get("stars") is not None:
+        lines.append(f"Critics: {final['stars']} stars")
+    return "\n".join(lines)
+
+
+class EventSinks:
+    """Every event, as it happens, to the game log, a JSON-lines file and a callback."""
+
+    def __init__(
+        self,
+        log: Any | None = None,
+        game_id: str | None = None,
+        jsonl: TextIO | None = None,
+        echo: Callable[[Event], None] | None = None,
+    ) -> None:
+        self.log, self.game_id, self.jsonl, self.echo = log, game_id, jsonl, echo
+
+    def __call__(self, event: Event) -> None:
+        if self.log is not None and self.game_id is not None:
+            self.log.append(self.game_id, event)
+        if self.jsonl is not None:
+            self.jsonl.write(json.dumps(event) + "\n")
+            self.jsonl.flush()
+        if self.echo is not None:
+            self.echo(event)
+
+
+class Session:
+    """The pipeline over a source on a worker thread; the UI's Controller."""
+
+    def __init__(
+        self,
+        source: FrameSource,
+        pipeline: TablePipeline,
+        preview_width: int = 640,
+        on_end: Callable[[], None] | None = None,
+    ) -> None:
+        self.source = source
+        self.pipeline = pipeline
+        self.preview_width = preview_width
+        self.on_end = on_end
+        self._commands: queue.Queue[Callable[[], Any]] = queue.Queue()
+        self._lock = threading.Lock()
+        self._view = pipeline.follower.view()
+        self._frame: np.ndarray | None = None
+        self._scale = 1.0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.error: str | None = None
+        self.ended = threading.Event()
+
+    # -- worker ----------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="pipeline", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self._drain()
+                frame = self.source.read()
+                if frame is None:
+                    break
+                self.pipeline.process(frame)
+                self._publish(frame.image)
+            self._drain()
+        except CameraError as exc:
+            self.error = str(exc)
+            self.pipeline.follower.set_camera_status("camera lost")
+        finally:
+            self._publish(None)
+            self.ended.set()
+            if self.on_end is not None:
+                self.on_end()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                command = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            command()
+            self._publish(None)
+
+    def _publish(self, image: np.ndarray | None) -> None:
+        view = self.pipeline.follower.view()
+        with self._lock:
+            self._view = view
+            if image is not None:
+                scale = min(1.0, self.preview_width / image.shape[1])
+                self._frame = (
+                    cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+                    if scale < 1.0
+                    else image
+                )
+                self._scale = scale
+
+    def submit(self, command: Callable[[], Any]) -> None:
+        """Run on the pipeline thread (or now, when it has ended)."""
+        if self.ended.is_set():
+            command()
+            self._publish(None)
+        else:
+            self._commands.put(command)
+
+    # -- Controller ------------------------------------------------------------------------
+    def view(self) -> GameView:
+        with self._lock:
+            return self._view
+
+    def latest_frame(self) -> np.ndarray | None:
+        with self._lock:
+            return self._frame
+
+    def frame_scale(self) -> float:
+        with self._lock:
+            return self._scale
+
+    def new_game(self, mode: str, players: Sequence[str], language: str, source: str) -> None:
+        """The session follows the game it was started for; a new game needs a new session
+        (the app's New game screen starts `companion run` with these settings)."""
+
+    def correct_card(self, old_id: str, new_id: str) -> None:
+        self.submit(lambda: self.pipeline.follower.correct_card(old_id, new_id))
+
+    def reassign_served(self, index: int, scorer: str) -> None:
+        self.submit(lambda: self.pipeline.follower.reassign_served(index, scorer))
+
+    def undo(self) -> None:
+        self.submit(self.pipeline.follower.undo)
+
+    def begin_scoring(self) -> None:
+        self.submit(self.pipeline.follower.begin_scoring)
+
+    def resolve_scan(self, scorer: str, cards: Sequence[str]) -> None:
+        def resolve() -> None:
+            f = self.pipeline.follower
+            for scan in f.view().scans:
+                if scan.scorer == scorer:
+                    keep = "seen" if tuple(cards) == tuple(scan.seen) else "expected"
+                    f.resolve_scan(scan.scan, keep, scorer)
+
+        self.submit(resolve)
+
+    def finish(self) -> None:
+        self.submit(self.pipeline.follower.finish)
+
+    def apply_settings(self, settings: Any) -> None:
+        """Sound, voice and language are the app's; the camera source is fixed per session."""
+
+
+def write_events(path: Path) -> TextIO:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path.open("a", encoding="utf-8")
