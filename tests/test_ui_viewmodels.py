@@ -167,7 +167,7 @@ def test_value_before_ingredient_is_refused() -> None:
 def test_served_list_names_place_and_owner_never_contents() -> None:
     view = make_view(served=SERVED_2P)
     items = vm.served_items(view, "en")
-    assert [i.text for i in items] == ["#1 · Bowl 1 → Alice", "#2 · Bowl 2 → Bob"]
+    assert [i.text for i in items] == ["#1 · Bowl 1 · Alice", "#2 · Bowl 2 · Bob"]
     ctl = ScriptedController([view])
     assert vm.reassign(ctl, items[0], "Bob")
     assert not vm.reassign(ctl, items[1], "Bob")
@@ -180,12 +180,16 @@ def test_end_game_reads_a_matching_pile_and_confirms_it() -> None:
     ctl = ScriptedController([view])
     flow = vm.EndGame(view)
     assert flow.guide("en") == ("Alice: spread your served bowls one at a time in the scan area")
-    assert flow.progress("en") == "Bowl 1 of 1"
+    assert flow.progress("en") == "0 of 1 read"
     read = flow.read(view.scan, "en")
-    assert read.line == "4 types · 3 pts"  # the rulebook's first example
+    assert read.line == "4 types · 3 pts"
+    assert (
+        flow.read(("nori-7", "negi-7"), "fr").line == "2 types · 1 pt"
+    )  # the rulebook's first example
     assert read.check.status == "match"
     flow.confirm(ctl, view.scan)
     assert ctl.called("resolve_scan") == [("Alice", SERVED_2P[0][2])]
+    assert flow.progress("fr") == "1 sur 1 lus"
     assert flow.already_confirmed(view.scan)
 
 

@@ -19,6 +19,7 @@ from kivy.animation import Animation
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
+from kivy.factory import Factory
 from kivy.graphics import Color, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.lang import Builder
@@ -35,7 +36,6 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
-from kivy.uix.textinput import TextInput
 from kivy.uix.widget import Widget
 
 from companion.cards import INGREDIENTS
@@ -59,9 +59,9 @@ POLL_HZ: Final = 8.0
 BASE_SIZE: Final = (800, 480)
 REGION_RGBA: Final[dict[str, tuple[float, float, float, float]]] = {
     "fridge": (0.34, 0.70, 0.91, 1),
-    "bowl-1": (0.0, 0.62, 0.45, 1),
-    "bowl-2": (0.0, 0.62, 0.45, 1),
-    "bowl-3": (0.0, 0.62, 0.45, 1),
+    "bowl-1": (0.45, 1.0, 0.7, 1),
+    "bowl-2": (0.45, 1.0, 0.7, 1),
+    "bowl-3": (0.45, 1.0, 0.7, 1),
     "scan": (0.94, 0.89, 0.26, 1),
 }
 
@@ -196,15 +196,7 @@ class NewGameScreen(BaseScreen):
         grid.clear_widgets()
         lang = app().lang
         for i, default in enumerate(vm.default_names(self.mode, lang)):
-            field = TextInput(
-                text=typed[i] if i < len(typed) else "",
-                hint_text=default,
-                multiline=False,
-                write_tab=False,
-                size_hint_y=None,
-                height=app().scale * dp(48),
-                font_size=app().scale * dp(18),
-            )
+            field = Factory.Field(text=typed[i] if i < len(typed) else "", hint_text=default)
             grid.add_widget(field)
 
     def typed_names(self) -> list[str]:
@@ -339,6 +331,7 @@ class CorrectionsScreen(BaseScreen):
         self.prompt = fix.prompt(a.lang)
         grid = self.ids.choices
         grid.clear_widgets()
+        grid.cols, grid.row_force_default = 4, False
         self.ids.targets.clear_widgets()
         if fix.ingredient is None:
             for ing in INGREDIENTS:
@@ -385,6 +378,8 @@ class CorrectionsScreen(BaseScreen):
         items = vm.served_items(view, a.lang)
         grid = self.ids.choices
         grid.clear_widgets()
+        grid.cols, grid.row_force_default = 2, True
+        grid.row_default_height = a.scale * dp(56)
         self.ids.targets.clear_widgets()
         self.prompt = (
             tr("give_to", a.lang, n=self.item.index + 1) if self.item else tr("give_bowl", a.lang)

@@ -58,15 +58,19 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "pick_ingredient": "Which ingredient?",
         "pick_value": "Which value?",
         "give_bowl": "Give a served bowl",
-        "served_item": "#{n} · Bowl {bowl} → {name}",
+        "served_item": "#{n} · Bowl {bowl} · {name}",
         "give_to": "Give #{n} to:",
         "cancel": "Cancel",
         # end game
         "scoring": "Scoring",
         "spread": "{name}: spread your served bowls one at a time in the scan area",
-        "pile_of": "Bowl {k} of {total}",
+        "pile_of": "{k} of {total} read",
         "nothing_read": "Nothing read yet",
-        "pile_line": "{types} types · {points} pts",
+        "pile_line": "{types} · {points}",
+        "n_types": "{n} types",
+        "n_types_one": "{n} type",
+        "n_points": "{n} pts",
+        "n_points_one": "{n} pt",
         "match": "Matches what was served",
         "differs": "Differs from what was served",
         "missing": "Missing: {cards}",
@@ -140,14 +144,18 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "pick_ingredient": "Quel ingrédient ?",
         "pick_value": "Quelle valeur ?",
         "give_bowl": "Donner un bol servi",
-        "served_item": "n°{n} · Bol {bowl} → {name}",
+        "served_item": "n°{n} · Bol {bowl} · {name}",
         "give_to": "Donner n°{n} à :",
-        "cancel": "Annuler",
+        "cancel": "Retour",
         "scoring": "Calcul du score",
         "spread": "{name} : étalez vos bols servis un par un dans la zone de lecture",
-        "pile_of": "Bol {k} sur {total}",
+        "pile_of": "{k} sur {total} lus",
         "nothing_read": "Rien de lu pour l’instant",
-        "pile_line": "{types} types · {points} pts",
+        "pile_line": "{types} · {points}",
+        "n_types": "{n} types",
+        "n_types_one": "{n} type",
+        "n_points": "{n} pts",
+        "n_points_one": "{n} pt",
         "match": "Conforme au bol servi",
         "differs": "Différent du bol servi",
         "missing": "Manque : {cards}",
@@ -207,6 +215,12 @@ def tr(key: str, lang: str = "en", **fields: object) -> str:
     table = STRINGS.get(lang, STRINGS["en"])
     text = table.get(key) or STRINGS["en"].get(key, key)
     return text.format(**fields) if fields else text
+
+
+def count(key: str, n: int, lang: str = "en") -> str:
+    """`1 type` / `2 types`, `1 pt` / `5 pts`; French is singular for 0 and 1 as well."""
+    one = n == 1 or (lang == "fr" and n == 0)
+    return tr(f"{key}_one" if one else key, lang, n=n)
 
 
 def ingredient_name(ingredient: str, lang: str = "en") -> str:

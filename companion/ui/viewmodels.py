@@ -26,7 +26,7 @@ from companion.rules.scoring import (
 )
 from companion.tracking.view import BowlView, GameView
 from companion.ui.controller import Controller
-from companion.ui.i18n import card_label, stars_text, tr
+from companion.ui.i18n import card_label, count, stars_text, tr
 
 RGBA = tuple[float, float, float, float]
 UI_MODES: Final[tuple[str, ...]] = ("solo", "2p", "3p", "4p")
@@ -367,8 +367,9 @@ class EndGame:
     def progress(self, lang: str) -> str:
         if self.scorer is None:
             return ""
-        k = len(self.confirmed[self.scorer]) + 1
-        return tr("pile_of", lang, k=k, total=max(k, self.expected[self.scorer]))
+        return tr(
+            "pile_of", lang, k=len(self.confirmed[self.scorer]), total=self.expected[self.scorer]
+        )
 
     def _unmatched(self) -> list[tuple[str, ...]]:
         if self.scorer is None:
@@ -388,7 +389,12 @@ class EndGame:
             return PileRead((), tr("nothing_read", lang), check, ())
         try:
             cards = parse_cards(tuple(scan))
-            line = tr("pile_line", lang, types=pile_types(cards), points=pile_points(cards))
+            line = tr(
+                "pile_line",
+                lang,
+                types=count("n_types", pile_types(cards), lang),
+                points=count("n_points", pile_points(cards), lang),
+            )
         except CompanionError:
             line = tr("differs", lang)
         lines: list[str] = [tr("match" if check.status == "match" else "differs", lang)]
@@ -502,7 +508,7 @@ def scoreboard(final: dict[str, object], mode: str, lang: str) -> Scoreboard:
         value = float(stars) if isinstance(stars, int | float) else critics_stars(rows[0].points)
         return Scoreboard(
             tuple(rows),
-            result=f"{rows[0].points} pts",
+            result=count("n_points", rows[0].points, lang),
             stars=stars_text(value),
             review=critics_review(rows[0].points, lang),
             star_value=value,
