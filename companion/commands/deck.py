@@ -64,10 +64,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     en.set_defaults(func=run_enroll)
 
 
-def run(args: argparse.Namespace) -> int:  # pragma: no cover - sub-commands set their own func
-    return 2
-
-
 def run_faces(args: argparse.Namespace) -> int:
     from companion.deck.faces import write_faces
     from companion.errors import BadInputError

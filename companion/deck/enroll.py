@@ -309,6 +309,9 @@ def photo_paths(inputs: Sequence[Path]) -> list[Path]:
                 "(one per ingredient, names in guide order)"
             )
         return found
+    for p in inputs:
+        if not p.exists():
+            raise BadInputError(f"{p}: no such photo or folder")
     if len(inputs) != len(INGREDIENTS):
         raise BadInputError(
             f"got {len(inputs)} photos, expected {len(INGREDIENTS)}: one per ingredient in the "
