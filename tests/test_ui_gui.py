@@ -72,6 +72,9 @@ def test_two_player_game_through_the_screens(lang: str) -> None:
     assert steps["fix-served-to"]["targets"] == ["Alice", "Bob"]
     assert steps["table-warning"]["toasts"] == ["Two cards went into the same bowl"]
     assert steps["table-warning"]["chimes"] == 1  # the same ready bowl is not announced again
+    # Score asks once more before ending play.
+    assert r["score_armed"] == ("Compter ?" if fr else "Score?")
+    assert r["calls_after_first_tap"] == 0
     # End game: a matching pile, then a misread one resolved with what was served.
     match = steps["endgame-match"]
     assert match["pile"] == "4 types · 3 pts" and match["confirm_enabled"]
@@ -107,6 +110,25 @@ def test_solo_game_peeks_and_shows_the_critics(lang: str) -> None:
     )
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_four_players_play_in_teams(lang: str) -> None:
+    steps = scenario("4p", lang)["steps"]
+    fr = lang == "fr"
+    assert steps["4p-newgame"]["names"] == 4
+    team = "Équipe" if fr else "Team"
+    bowl = "Bol" if fr else "Bowl"
+    assert steps["4p-table"]["titles"] == [
+        f"{bowl} 1",
+        f"{bowl} 2 · {team} A",
+        f"{bowl} 3 · {team} B",
+    ]
+    sep = " : " if fr else ": "
+    assert steps["4p-table"]["served"] == [f"{team} A{sep}1", f"{team} B{sep}1"]
+    assert steps["4p-fix-served"]["items"][0].endswith(f"{team} A")
+    assert steps["4p-endgame"]["guide"].startswith(f"{team} A")
+    assert steps["4p-scores"]["result"] == (f"{team} A gagne !" if fr else f"{team} A wins!")
+
+
 @pytest.mark.parametrize(
     ("name", "lang", "size"),
     [
@@ -114,6 +136,8 @@ def test_solo_game_peeks_and_shows_the_critics(lang: str) -> None:
         ("2p", "fr", "800x480"),
         ("solo", "en", "800x480"),
         ("solo", "fr", "800x480"),
+        ("4p", "en", "800x480"),
+        ("4p", "fr", "800x480"),
         ("2p", "fr", "1280x800"),
     ],
 )

@@ -135,6 +135,44 @@ def script_solo() -> ScriptedController:
     return ctl
 
 
+def script_4p() -> ScriptedController:
+    players = ("Player 1", "Player 2", "Player 3", "Player 4")
+    served = [
+        ("A", "bowl-1", ("nori-0", "chashu-0", "negi-7", "menma-7")),
+        ("B", "bowl-3", ("shiitake-7", "ajitama-7", "kamaboko-1")),
+    ]
+    playing = make_view(
+        "4p",
+        players,
+        turn=9,
+        current_player="Player 2",
+        fridge=("kamaboko-6", "kamaboko-5", "shiitake-6", "shiitake-5"),
+        bowls=(
+            bowl("bowl-1", "nori-6", "chashu-5", "menma-3"),
+            bowl("bowl-2", "negi-1", "kamaboko-2", "shiitake-3", owner="A"),
+            bowl("bowl-3", "ajitama-4", "chashu-6", "menma-6", owner="B"),
+        ),
+        served=served,
+    )
+    scoring = make_view("4p", players, phase="scoring", served=served, scan=served[0][2])
+    final = make_view(
+        "4p",
+        players,
+        phase="over",
+        served=served,
+        final={
+            "scores": {
+                "A": {"points": 3, "bowls": 1, "cards": 4},
+                "B": {"points": 2, "bowls": 1, "cards": 3},
+            },
+            "winners": ["A"],
+        },
+    )
+    ctl = ScriptedController([with_seen(playing), scoring, final], frame=sample_frame())
+    ctl.on_call["finish"] = final
+    return ctl
+
+
 class Driver:
     """Runs steps one after another on the Kivy clock, letting each frame settle."""
 
@@ -393,6 +431,9 @@ def steps_2p(d: Driver) -> None:
     d.add("table-warning", give_to_bob, table_state)
 
     def to_scoring() -> None:
+        d.tap(d.ids("table").score)  # "Score?"
+        d.result["score_armed"] = d.ids("table").score.text
+        d.result["calls_after_first_tap"] = len(ctl.called("begin_scoring"))
         d.tap(d.ids("table").score)
         ctl.advance()
         app.poll(0)
@@ -459,6 +500,7 @@ def steps_solo(d: Driver) -> None:
 
     def scoring() -> None:
         d.tap(d.ids("table").score)
+        d.tap(d.ids("table").score)
         d.ctl.advance()
         app.poll(0)
 
@@ -475,6 +517,63 @@ def steps_solo(d: Driver) -> None:
             "result": d.ids("scores").result.text,
             "stars": d.ids("scores").stars.text,
             "review": d.ids("scores").review.text,
+        },
+    )
+
+
+def steps_4p(d: Driver) -> None:
+    app = d.app
+
+    def start() -> None:
+        d.tap(d.ids("new").mode_4p)
+
+    d.add("4p-newgame", start, lambda: {"names": len(d.ids("new").names.children)})
+
+    def play() -> None:
+        d.tap(d.ids("new").start)
+
+    d.add(
+        "4p-table",
+        play,
+        lambda: {
+            "titles": [p.ids.title.text for p in reversed(d.ids("table").bowls.children)],
+            "served": [b.text for b in reversed(d.ids("table").served.children)],
+        },
+    )
+
+    def served() -> None:
+        d.tap(d.ids("table").served.children[-1])
+
+    d.add(
+        "4p-fix-served",
+        served,
+        lambda: {"items": [b.text for b in reversed(d.ids("fix").choices.children)]},
+    )
+
+    def scoring() -> None:
+        d.tap(d.ids("fix").cancel)
+
+    d.add("4p-back", scoring, lambda: {})
+
+    def to_end() -> None:
+        d.tap(d.ids("table").score)
+        d.tap(d.ids("table").score)
+        d.ctl.advance()
+        app.poll(0)
+
+    d.add("4p-endgame", to_end, lambda: {"guide": d.ids("end").guide.text})
+
+    def finish() -> None:
+        d.tap(d.ids("end").confirm)
+        d.tap(d.ids("end").next_player)
+        d.tap(d.ids("end").next_player)
+
+    d.add(
+        "4p-scores",
+        finish,
+        lambda: {
+            "result": d.ids("scores").result.text,
+            "rows": [w.text for w in reversed(d.ids("scores").rows.children)],
         },
     )
 
@@ -497,9 +596,16 @@ class CountingSpeaker:
         return True
 
 
+SCENARIOS: dict[str, tuple[Callable[[], ScriptedController], Callable[[Driver], None]]] = {
+    "2p": (script_2p, steps_2p),
+    "solo": (script_solo, steps_solo),
+    "4p": (script_4p, steps_4p),
+}
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("--scenario", choices=("2p", "solo"), default="2p")
+    p.add_argument("--scenario", choices=tuple(SCENARIOS), default="2p")
     p.add_argument("--lang", choices=("en", "fr"), default="en")
     p.add_argument("--size", default="800x480")
     p.add_argument("--out", required=True)
@@ -516,7 +622,8 @@ def main() -> int:
 
     from companion.ui import app as ui_app
 
-    ctl = script_2p() if args.scenario == "2p" else script_solo()
+    make_ctl, add_steps = SCENARIOS[args.scenario]
+    ctl = make_ctl()
     driver_box: dict[str, Driver] = {}
     speaker = CountingSpeaker()
 
@@ -525,7 +632,7 @@ def main() -> int:
             self.speaker = speaker  # type: ignore[assignment]
             d = Driver(self, ctl, args.lang, Path(args.shots))
             d.suffix = "" if args.size == "800x480" else f"-{args.size}"
-            (steps_2p if args.scenario == "2p" else steps_solo)(d)
+            add_steps(d)
             driver_box["d"] = d
             d.start()
 

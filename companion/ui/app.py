@@ -56,6 +56,8 @@ KV_FILES: Final = (
     "settings.kv",
 )
 POLL_HZ: Final = 8.0
+SCORE_CONFIRM_S: Final = 4.0
+"""The Score button asks "Score?" and waits this long for the confirming tap."""
 BASE_SIZE: Final = (800, 480)
 REGION_RGBA: Final[dict[str, tuple[float, float, float, float]]] = {
     "fridge": (0.34, 0.70, 0.91, 1),
@@ -235,6 +237,7 @@ class TableScreen(BaseScreen):
     camera_ok = BooleanProperty(True)
     banner_text = StringProperty("")
     banner_dismissed = BooleanProperty(False)
+    score_armed = BooleanProperty(False)
     model: vm.TableModel | None = None
     _fridge_shown: tuple[vm.CardChip, ...] | None = None
     _served_shown: tuple[vm.ServedRow, ...] | None = None
@@ -289,7 +292,16 @@ class TableScreen(BaseScreen):
         app().controller.undo()
 
     def on_score(self) -> None:
+        """Two taps (the second within a few seconds): a stray touch must not end the game."""
+        if not self.score_armed:
+            self.score_armed = True
+            Clock.schedule_once(self._disarm, SCORE_CONFIRM_S)
+            return
+        self.score_armed = False
         app().start_scoring()
+
+    def _disarm(self, _dt: float) -> None:
+        self.score_armed = False
 
     def toast(self, text: str) -> None:
         area = self.ids.toast_area
@@ -633,7 +645,7 @@ class CompanionApp(App):
     def go(self, name: str) -> None:
         assert self.sm is not None
         if self.sm.current != name:
-            self.history.append(self.sm.current)
+            self.history = [*self.history[-19:], self.sm.current]
             self.sm.current = name
         self.poll(0)
 
