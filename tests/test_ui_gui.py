@@ -127,6 +127,10 @@ def test_four_players_play_in_teams(lang: str) -> None:
     assert steps["4p-fix-served"]["items"][0].endswith(f"{team} A")
     assert steps["4p-endgame"]["guide"].startswith(f"{team} A")
     assert steps["4p-scores"]["result"] == (f"{team} A gagne !" if fr else f"{team} A wins!")
+    # Team B's pile was never spread: the scoreboard says so.
+    assert steps["4p-scores"]["notes"] == (
+        f"{team} B : 0 lus, 1 servis" if fr else f"{team} B: 0 read, 1 served"
+    )
 
 
 @pytest.mark.parametrize(
@@ -152,3 +156,48 @@ def test_screenshots_are_saved_for_people_to_look_at() -> None:
     for step in ("newgame", "table-ready", "fix-ingredient", "endgame-differs", "scores"):
         shot = SHOTS / f"{step}-en.png"
         assert shot.exists() and shot.stat().st_size > 5000, shot
+
+
+RUN_APP = """
+import json, sys
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from companion.ui.app import run_app
+from tests.ui_scripted import ScriptedController, make_view, sample_frame
+
+ctl = ScriptedController([make_view(phase="setup", turn=0)], frame=sample_frame())
+seen = {}
+
+def done(_dt):
+    app = App.get_running_app()
+    seen.update(
+        title=app.title,
+        screen=app.sm.current,
+        check=app.screen("new").ids.check_status.text,
+        window=list(Window.size),
+    )
+    app.stop()
+
+Clock.schedule_once(done, 1.5)
+run_app(ctl, language="fr", size=(800, 480))
+print("RESULT " + json.dumps(seen, ensure_ascii=False))
+"""
+
+
+def test_run_app_opens_the_new_game_screen_and_closes() -> None:
+    """The entry point `companion run`/`demo` call, on its own: window, language, first screen."""
+    cmd = [sys.executable, "-c", RUN_APP]
+    if not os.environ.get("DISPLAY") and shutil.which("xvfb-run"):
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 800x480x24", *cmd]
+    env = {**os.environ, "KIVY_NO_ARGS": "1", "KIVY_HOME": str(ROOT / ".kivy")}
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert lines, proc.stderr[-3000:]
+    seen = json.loads(lines[-1].removeprefix("RESULT "))
+    assert seen == {
+        "title": "Ramen! Ramen!",
+        "screen": "new",
+        "check": "Caméra prête",
+        "window": [800, 480],
+    }

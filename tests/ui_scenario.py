@@ -574,6 +574,7 @@ def steps_4p(d: Driver) -> None:
         lambda: {
             "result": d.ids("scores").result.text,
             "rows": [w.text for w in reversed(d.ids("scores").rows.children)],
+            "notes": d.ids("scores").notes.text,
         },
     )
 

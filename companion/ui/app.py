@@ -512,10 +512,13 @@ class ScoresScreen(BaseScreen):
     tie_text = StringProperty("")
     stars_text = StringProperty("")
     review_text = StringProperty("")
+    notes_text = StringProperty("")
+    """Piles read at the end that differ in number from the bowls seen served."""
     board: vm.Scoreboard | None = None
 
-    def show(self, board: vm.Scoreboard, lang: str) -> None:
+    def show(self, board: vm.Scoreboard, lang: str, notes: tuple[str, ...] = ()) -> None:
         self.board = board
+        self.notes_text = "\n".join(notes)
         self.result_text = board.result
         self.tie_text = board.tie_text
         self.stars_text = board.stars
@@ -685,7 +688,7 @@ class CompanionApp(App):
         view = self.controller.view()
         final = view.final if view.final else flow.local_tally()
         board = vm.scoreboard(final, flow.mode, self.lang)
-        self.screen("scores").show(board, self.lang)
+        self.screen("scores").show(board, self.lang, flow.count_lines(self.lang))
         self.go("scores")
 
     # settings

@@ -87,6 +87,8 @@ class Speaker:
                 from kivy.core.audio import SoundLoader
 
                 self._chime = SoundLoader.load(str(chime_path()))
+                if self._chime is not None and not getattr(self._chime, "length", 1):
+                    self._chime = None  # loaded without an audio device: nothing to play
             if self._chime is None:
                 return False
             self._chime.stop()
