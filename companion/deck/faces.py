@@ -87,9 +87,9 @@ def draw_glyph(
     r = size / 2
     rp = max(1, round(r * ppm))
     thick = max(1, round(size * 0.16 * ppm))
-    if ingredient == "ajitama":  # egg: disc with a yolk hole
+    if ingredient == "ajitama":  # egg: disc with a dark yolk (never a hollow ring like negi)
         cv2.circle(img, c, rp, color, -1, cv2.LINE_AA)
-        cv2.circle(img, c, max(1, rp // 2), WHITE, -1, cv2.LINE_AA)
+        cv2.circle(img, c, max(1, round(rp * 0.45)), INK, -1, cv2.LINE_AA)
     elif ingredient == "chashu":  # square slice
         h = r * 0.85
         cv2.rectangle(img, _pt(cx - h, cy - h, ppm), _pt(cx + h, cy + h, ppm), color, -1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import cv2
@@ -36,7 +37,7 @@ class TableCalibration:
     error_px: float
     """RMS reprojection error of the marker corners."""
 
-    @property
+    @cached_property
     def plane_from_image(self) -> np.ndarray:
         return np.linalg.inv(self.image_from_plane)
 

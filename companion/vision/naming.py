@@ -38,6 +38,11 @@ offset, so the neighbouring card's strip is never taken for this one."""
 BLUR_SIGMA_MM: Final = 0.5
 """Both sides are blurred alike so a soft camera image still correlates with sharp art."""
 MIN_SCORE: Final = 0.2
+REFINE_X_MM: Final = 2.5
+REFINE_Y_MM: Final = 2.0
+"""How far the best candidates may shift to find their own alignment."""
+REFINE_TOP: Final = 4
+"""Candidates (card and orientation) re-scored at their best alignment."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +72,26 @@ def _desc_size() -> tuple[int, int]:
     return round(CARD_W_MM * DESC_PX_PER_MM), round(DESC_TOP_MM * DESC_PX_PER_MM)
 
 
+PARTS_MM: Final = ((1.5, 16.0), (16.0, 31.0), (31.0, 62.0))
+"""Numeral panel, glyph, pips panel (x ranges on the strip). Each part is normalised on its
+own so the small glyph weighs as much as the wide pips panel: otherwise two ingredients whose
+colours warm light pulls together (yellow and orange) differ by too little."""
+
+
 def _descriptor(strip_top: np.ndarray) -> np.ndarray:
-    """Per-channel zero-mean, unit-variance, then unit norm: blind to exposure and white balance."""
+    """Per part and channel zero-mean, unit-variance, then unit norm per part: the dot product
+    of two descriptors is the mean of the parts' normalised cross-correlations."""
     img = cv2.GaussianBlur(strip_top.astype(np.float32), (0, 0), BLUR_SIGMA_MM * DESC_PX_PER_MM)
-    mean, std = cv2.meanStdDev(img)
-    img -= mean.ravel().astype(np.float32)
-    img /= np.maximum(std.ravel(), 4.0).astype(np.float32)
-    vec = img.ravel()
-    return vec / max(float(np.linalg.norm(vec)), 1e-6)
+    parts = []
+    for x0, x1 in PARTS_MM:
+        part = img[:, round(x0 * DESC_PX_PER_MM) : round(x1 * DESC_PX_PER_MM)]
+        mean, std = cv2.meanStdDev(part)
+        part = (part - mean.ravel().astype(np.float32)) / np.maximum(std.ravel(), 4.0).astype(
+            np.float32
+        )
+        vec = part.ravel()
+        parts.append(vec / max(float(np.linalg.norm(vec)), 1e-6))
+    return np.concatenate(parts) / np.sqrt(len(parts))
 
 
 def _whiteness(bgr: np.ndarray) -> np.ndarray:
@@ -138,6 +155,7 @@ class StripNamer:
         small = [cv2.resize(s, (lw, lh), interpolation=cv2.INTER_AREA) for s in refs]
         up = np.mean(np.stack([_whiteness(s) for s in small]), axis=0).astype(np.float32)
         self._locators = ((False, up), (True, np.ascontiguousarray(up[::-1, ::-1])))
+        self._templates = [self._norm(s[:h]) for s in refs]
 
     def name_boxes(
         self,
@@ -146,81 +164,141 @@ class StripNamer:
         boxes_mm: Sequence[tuple[float, float, float, float]],
     ) -> list[Naming | None]:
         """Name the strips the detector boxed (x0, y0, x1, y1 on the table plane, mm)."""
-        located = [self._locate(image, cal, box) for box in boxes_mm]
-        crops = [self._sample(image, cal, loc) for loc in located if loc is not None]
-        if not crops:
-            return [None] * len(located)
-        scores = np.stack([_descriptor(c) for c in crops]) @ self._refs.T  # (n, 56)
         out: list[Naming | None] = []
-        k = 0
-        for loc in located:
-            if loc is None:
-                out.append(None)
-                continue
-            row = scores[k]
-            k += 1
-            i2, i1 = np.argpartition(row, -2)[-2:]
-            if row[i2] > row[i1]:
-                i1, i2 = i2, i1
-            out.append(
-                Naming(
-                    card=CARD_IDS[i1],
-                    score=float(row[i1]),
-                    margin=float(row[i1] - row[i2]),
-                    runner_up=CARD_IDS[i2],
-                    flipped=loc.flipped,
-                    angle_deg=loc.angle_deg,
-                    center_mm=loc.center_mm,
-                )
-            )
+        for box in boxes_mm:
+            loc = self._locate(image, cal, box)
+            out.append(None if loc is None else self._name(image, cal, loc))
         return out
+
+    def _name(self, image: np.ndarray, cal: TableCalibration, loc: _Located) -> Naming:
+        """Rank all 56 cards in both orientations on the located crop, then let the best few
+        find their own best alignment in a slightly larger patch: a strip a few tenths of a
+        millimetre off (lens distortion, a coarse locator) no longer loses to a neighbour."""
+        w, h = _desc_size()
+        mx, my = round(REFINE_X_MM * DESC_PX_PER_MM), round(REFINE_Y_MM * DESC_PX_PER_MM)
+        patch = self._sample(image, cal, loc, REFINE_X_MM, REFINE_Y_MM)
+        patches = {False: patch, True: np.ascontiguousarray(patch[::-1, ::-1])}
+        # the upright strip's top band sits at (mx, my) in the unflipped patch; turned 180
+        # degrees, the strip's top is at the same offset from the other end
+        full_h = round(INDEX_STRIP_MM * DESC_PX_PER_MM)
+        coarse = []
+        for flipped, p in patches.items():
+            crop = p[my : my + h, mx : mx + w]
+            scores = self._refs @ _descriptor(crop)
+            coarse.extend((float(sc), flipped, i) for i, sc in enumerate(scores))
+        coarse.sort(reverse=True)
+        refined: dict[int, tuple[float, bool]] = {}
+        for _, flipped, i in coarse[:REFINE_TOP]:
+            score = float(
+                cv2.minMaxLoc(
+                    cv2.matchTemplate(
+                        self._norm(patches[flipped]), self._templates[i], cv2.TM_CCOEFF_NORMED
+                    )
+                )[1]
+            )
+            if i not in refined or score > refined[i][0]:
+                refined[i] = (score, flipped)
+        ranked = sorted(refined.items(), key=lambda kv: kv[1][0], reverse=True)
+        (i1, (s1, flipped)) = ranked[0]
+        (i2, (s2, _)) = ranked[1] if len(ranked) > 1 else (i1, (-1.0, False))
+        del full_h
+        return Naming(
+            card=CARD_IDS[i1],
+            score=s1,
+            margin=s1 - s2,
+            runner_up=CARD_IDS[i2],
+            flipped=flipped,
+            angle_deg=loc.angle_deg,
+            center_mm=loc.center_mm,
+        )
+
+    @staticmethod
+    def _norm(img: np.ndarray) -> np.ndarray:
+        """Per-channel zero mean, unit variance (white balance and exposure out)."""
+        f = cv2.GaussianBlur(img.astype(np.float32), (0, 0), BLUR_SIGMA_MM * DESC_PX_PER_MM)
+        mean, std = cv2.meanStdDev(f)
+        return (f - mean.ravel().astype(np.float32)) / np.maximum(std.ravel(), 4.0).astype(
+            np.float32
+        )
 
     def _locate(
         self, image: np.ndarray, cal: TableCalibration, box: tuple[float, float, float, float]
     ) -> _Located | None:
+        """Where exactly the strip lies, its skew, and which way up it is.
+
+        Edge directions give the skew only modulo 90 degrees: a box that is not clearly wider
+        than tall (a card turned more than ~15 degrees, e.g. fanned in the scan area) is also
+        tried a quarter turn further, in a square patch that holds either.
+        """
         ppm = LOCATE_PX_PER_MM
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        pw, ph = CARD_W_MM + 2 * SEARCH_X_MM + 4, INDEX_STRIP_MM + 2 * SEARCH_Y_MM + 4
+        bw, bh = box[2] - box[0], box[3] - box[1]
+        squarish = bh > 0.5 * bw
+        if squarish:
+            side = max(CARD_W_MM, bw, bh) + 2 * SEARCH_X_MM + 4
+            pw = ph = side
+        else:
+            pw, ph = CARD_W_MM + 2 * SEARCH_X_MM + 4, INDEX_STRIP_MM + 2 * SEARCH_Y_MM + 4
         patch = plane_patch(image, cal, cx - pw / 2, cy - ph / 2, pw, ph, ppm)
-        white = _whiteness(patch)
-        angle = _skew_deg(white)
-        h, w = white.shape
-        rot = cv2.getRotationMatrix2D((w / 2, h / 2), -angle, 1.0)
-        white = cv2.warpAffine(white, rot, (w, h), borderMode=cv2.BORDER_REPLICATE)
-        best = (-2.0, 0.0, 0.0, False)
-        for flipped, loc in self._locators:
-            th, tw = loc.shape
-            if h < th or w < tw:
-                return None
-            res = cv2.matchTemplate(white, loc, cv2.TM_CCOEFF_NORMED)
-            masked = np.where(_search_mask(res.shape, (w - tw) / 2, (h - th) / 2), res, -2.0)
-            iy, ix = np.unravel_index(int(np.argmax(masked)), masked.shape)
-            if masked[iy, ix] > best[0]:
-                fx = _parabola(*res[iy, ix - 1 : ix + 2]) if 0 < ix < res.shape[1] - 1 else 0.0
-                fy = _parabola(*res[iy - 1 : iy + 2, ix]) if 0 < iy < res.shape[0] - 1 else 0.0
-                best = (float(masked[iy, ix]), ix + fx + tw / 2, iy + fy + th / 2, flipped)
-        _, sx, sy, flipped = best
+        white0 = _whiteness(patch)
+        skew = _skew_deg(white0)
+        h, w = white0.shape
+        best: tuple[float, float, float, bool, float, np.ndarray] | None = None
+        for angle in (skew, skew + 90.0) if squarish else (skew,):
+            rot = cv2.getRotationMatrix2D((w / 2, h / 2), -angle, 1.0)
+            white = cv2.warpAffine(white0, rot, (w, h), borderMode=cv2.BORDER_REPLICATE)
+            for flipped, loc in self._locators:
+                th, tw = loc.shape
+                if h < th or w < tw:
+                    return None
+                res = cv2.matchTemplate(white, loc, cv2.TM_CCOEFF_NORMED)
+                masked = np.where(_search_mask(res.shape, (w - tw) / 2, (h - th) / 2), res, -2.0)
+                iy, ix = np.unravel_index(int(np.argmax(masked)), masked.shape)
+                if best is None or masked[iy, ix] > best[0]:
+                    fx = _parabola(*res[iy, ix - 1 : ix + 2]) if 0 < ix < res.shape[1] - 1 else 0
+                    fy = _parabola(*res[iy - 1 : iy + 2, ix]) if 0 < iy < res.shape[0] - 1 else 0
+                    best = (
+                        float(masked[iy, ix]),
+                        ix + fx + tw / 2,
+                        iy + fy + th / 2,
+                        flipped,
+                        angle,
+                        rot,
+                    )
+        assert best is not None
+        _, sx, sy, flipped, angle, rot = best
         px, py = cv2.invertAffineTransform(rot) @ np.array([sx, sy, 1.0])
         center = (cx - pw / 2 + px / ppm, cy - ph / 2 + py / ppm)
         return _Located(center, angle, flipped)
 
-    def _sample(self, image: np.ndarray, cal: TableCalibration, loc: _Located) -> np.ndarray:
-        """The strip's top DESC_TOP_MM, upright, at DESC_PX_PER_MM, straight from the frame."""
+    def _sample(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        loc: _Located,
+        margin_x_mm: float = 0.0,
+        margin_y_mm: float = 0.0,
+    ) -> np.ndarray:
+        """The strip's top DESC_TOP_MM (plus margins), upright as located, at DESC_PX_PER_MM,
+        straight from the frame. Not turned for `loc.flipped`: the caller tries both ways."""
         w, h = _desc_size()
         ppm = DESC_PX_PER_MM
-        # crop pixel -> strip frame (mm, origin at strip centre, upright) -> plane mm
-        to_strip = np.linalg.inv(scale_matrix(ppm, -CARD_W_MM / 2, -INDEX_STRIP_MM / 2))
+        mx, my = round(margin_x_mm * ppm), round(margin_y_mm * ppm)
+        full_h = round(INDEX_STRIP_MM * ppm)
+        # patch pixel -> strip frame (mm, origin at the strip centre) -> plane mm
+        to_strip = np.linalg.inv(
+            scale_matrix(ppm, -CARD_W_MM / 2 - margin_x_mm, -INDEX_STRIP_MM / 2 - margin_y_mm)
+        )
         a = math.radians(loc.angle_deg)
         ca, sa = math.cos(a), math.sin(a)
-        if loc.flipped:
-            ca, sa = -ca, -sa
         # counter-clockwise on screen with y down: x' = x cos + y sin, y' = -x sin + y cos
         rot = np.array([[ca, sa, loc.center_mm[0]], [-sa, ca, loc.center_mm[1]], [0, 0, 1.0]])
-        image_from_crop = cal.image_from_plane @ rot @ to_strip
+        image_from_patch = cal.image_from_plane @ rot @ to_strip
+        size = (w + 2 * mx, full_h + 2 * my) if (mx or my) else (w, h)
         return cv2.warpPerspective(
             image,
-            image_from_crop,
-            (w, h),
+            image_from_patch,
+            size,
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
         )
