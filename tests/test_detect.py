@@ -1,0 +1,142 @@
+"""The shipped detector on rendered frames with known cards, and the `detect` contract."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import cv2
+import pytest
+
+from companion.layout import REGION_IDS
+from companion.vision.detector import CardReading, resolve_duplicates
+from companion.vision.naming import Naming
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+FRAMES = sorted(GOLDEN.glob("table-*.jpg"))
+
+
+def truth(frame: Path) -> dict:
+    return json.loads(frame.with_suffix(".json").read_text())
+
+
+def must_read(t: dict) -> dict[str, dict]:
+    """Cards with an index strip at least half visible and not half under a hand."""
+    return {
+        c["card"]: c
+        for c in t["cards"]
+        if c["face_up"]
+        and any(s["visible_fraction"] >= 0.5 and s["hand_fraction"] <= 0.5 for s in c["strips"])
+    }
+
+
+def on_table(t: dict) -> set[str]:
+    return {c["card"] for c in t["cards"] if c["face_up"]}
+
+
+@cache
+def detector(backend: str | None = None):
+    from companion.deck.deckdir import load_deck
+    from companion.vision.backends import load_model
+    from companion.vision.detector import CardDetector
+
+    return CardDetector(load_model(backend), load_deck(None))
+
+
+@pytest.mark.parametrize("frame", FRAMES, ids=lambda p: p.stem)
+def test_golden_frames_are_read(frame):
+    t = truth(frame)
+    reading = detector().detect(cv2.imread(str(frame)))
+    assert reading.calibrated
+    got = {r.card: r for r in reading.cards}
+    must = must_read(t)
+    found = set(got) & set(must)
+    assert len(found) >= 0.85 * len(must), f"missed {sorted(set(must) - set(got))}"
+    assert len(set(got) - on_table(t)) <= 1, f"invented {sorted(set(got) - on_table(t))}"
+    for cid in found:
+        assert got[cid].region == must[cid]["region"], cid
+
+
+def test_full_cards_in_the_fridge_are_all_right():
+    """Uncovered Fridge cards are the easiest: every one of them must be named and placed."""
+    checked = 0
+    for frame in FRAMES:
+        t = truth(frame)
+        fridge = {
+            c["card"]
+            for c in t["cards"]
+            if c["face_up"] and c["region"] == "fridge" and c["visible_fraction"] > 0.95
+        }
+        got = {
+            r.card for r in detector().detect(cv2.imread(str(frame))).cards if r.region == "fridge"
+        }
+        assert fridge <= got
+        checked += len(fridge)
+    assert checked >= 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["torch", "ncnn"])
+def test_backends_agree_with_onnx(backend):
+    image = cv2.imread(str(FRAMES[-1]))
+    ids = {r.card for r in detector("onnx").detect(image).cards}
+    other = {r.card for r in detector(backend).detect(image).cards}
+    assert len(ids ^ other) <= 1
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "companion", "detect", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_detect_json_contract_and_bad_images(tmp_path):
+    corrupt = tmp_path / "corrupt.jpg"
+    corrupt.write_bytes(b"\xff\xd8 not really a jpeg")
+    missing = tmp_path / "missing.jpg"
+    proc = _run(str(FRAMES[1]), str(corrupt), str(missing), str(FRAMES[2]), "--json")
+    assert proc.returncode == 2
+    errors = proc.stderr.strip().splitlines()
+    assert len(errors) == 2 and "Traceback" not in proc.stderr
+    assert "corrupt.jpg" in errors[0] and "missing.jpg" in errors[1]
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [Path(x["image"]).name for x in lines] == [FRAMES[1].name, FRAMES[2].name]
+    for out in lines:
+        assert out["cards"], "cards were found"
+        for card in out["cards"]:
+            assert set(card) == {"card", "confidence", "box", "region"}
+            assert 0 < card["confidence"] <= 1
+            x1, y1, x2, y2 = card["box"]
+            assert x1 < x2 and y1 < y2
+            assert card["region"] in (*REGION_IDS, None)
+        ids = [c["card"] for c in out["cards"]]
+        assert len(ids) == len(set(ids)), "each card once"
+    assert {c["card"] for c in lines[0]["cards"]} & set(must_read(truth(FRAMES[1])))
+
+
+def _reading(card, conf, center, flipped, box=(0, 0, 10, 10)) -> CardReading:
+    naming = Naming(card, 0.9, 0.2, "x", flipped, 0.0, center)
+    return CardReading(card, conf, box, "bowl-1", center, naming)
+
+
+def test_two_ends_of_one_card_merge_into_one_reading():
+    top = _reading("nori-4", 0.9, (100.0, 150.0), False, (10, 10, 70, 30))
+    bottom = _reading("nori-4", 0.8, (100.0, 222.0), True, (10, 100, 70, 120))
+    kept, dropped = resolve_duplicates([bottom, top])
+    assert dropped == []
+    assert len(kept) == 1 and kept[0].box == (10, 10, 70, 120)
+    assert kept[0].center_mm == (100.0, 150.0)
+
+
+def test_one_card_read_in_two_places_keeps_the_better_and_reports():
+    a = _reading("nori-4", 0.9, (100.0, 150.0), False)
+    b = _reading("nori-4", 0.6, (400.0, 300.0), False)
+    kept, dropped = resolve_duplicates([b, a])
+    assert [r.confidence for r in kept] == [0.9]
+    assert dropped == [(a, b)]
