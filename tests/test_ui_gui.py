@@ -149,6 +149,7 @@ def test_text_fits_on_every_screen(name: str, lang: str, size: str) -> None:
     r = scenario(name, lang, size)
     assert r["window"] == [int(v) for v in size.split("x")]
     assert r["overflow"] == []
+    assert r["small"] == []  # every button and card chip is a >= 48 px touch target
 
 
 def test_screenshots_are_saved_for_people_to_look_at() -> None:

@@ -182,7 +182,7 @@ class Driver:
         self.lang = lang
         self.shots = shots
         self.suffix = ""
-        self.result: dict[str, Any] = {"steps": {}, "overflow": [], "errors": []}
+        self.result: dict[str, Any] = {"steps": {}, "overflow": [], "small": [], "errors": []}
         self.steps: list[tuple[str, Callable[[], None], Callable[[], dict[str, Any]]]] = []
 
     # helpers
@@ -232,6 +232,11 @@ class Driver:
 
         screen = self.app.sm.current_screen
         for w in screen.walk():
+            touchable = hasattr(w, "on_press") and not w.disabled and w.opacity > 0
+            if touchable and min(w.width, w.height) < 47:  # 48 px, rounding allowed
+                self.result["small"].append(
+                    {"step": step, "text": w.text, "size": [round(w.width), round(w.height)]}
+                )
             if not isinstance(w, Label) or not w.text or w.opacity == 0 or w.width <= 1:
                 continue
             if type(w).__name__ == "Toast" or w.height <= 1:
