@@ -67,7 +67,9 @@ def test_two_player_game_through_the_screens(lang: str) -> None:
     assert not steps["banner-dismissed"]["banner_visible"]
     # A card correction in two taps, a served bowl given to Bob.
     assert steps["fix-ingredient"]["screen"] == "fix"
-    assert steps["fix-value"]["prompt"] == ("Quelle valeur ?" if fr else "Which value?")
+    assert steps["fix-value"]["prompt"] == (
+        "Negi : quelle valeur ?" if fr else "Negi: which value?"
+    )
     assert steps["after-fix"]["screen"] == "table"
     assert steps["fix-served-to"]["targets"] == ["Alice", "Bob"]
     assert steps["table-warning"]["toasts"] == ["Two cards went into the same bowl"]

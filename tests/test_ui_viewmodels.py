@@ -146,7 +146,7 @@ def test_card_fix_takes_two_taps_and_calls_correct_card() -> None:
     fix = vm.CardFix("nori-1")
     assert fix.prompt("en") == "Which ingredient?"
     fix.pick_ingredient("negi")
-    assert fix.prompt("fr") == "Quelle valeur ?"
+    assert fix.prompt("fr") == "Negi : quelle valeur ?"
     assert fix.pick_value(7, ctl) == "negi-7"
     assert ctl.calls == [("correct_card", ("nori-1", "negi-7"))]
 

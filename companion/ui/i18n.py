@@ -57,7 +57,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         # corrections
         "fix_card": "Fix {card}",
         "pick_ingredient": "Which ingredient?",
-        "pick_value": "Which value?",
+        "pick_value": "{name}: which value?",
         "give_bowl": "Give a served bowl",
         "served_item": "#{n} · Bowl {bowl} · {name}",
         "give_to": "Give #{n} to:",
@@ -144,7 +144,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "empty": "vide",
         "fix_card": "Corriger {card}",
         "pick_ingredient": "Quel ingrédient ?",
-        "pick_value": "Quelle valeur ?",
+        "pick_value": "{name} : quelle valeur ?",
         "give_bowl": "Donner un bol servi",
         "served_item": "n°{n} · Bol {bowl} · {name}",
         "give_to": "Donner n°{n} à :",

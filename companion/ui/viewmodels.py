@@ -26,7 +26,7 @@ from companion.rules.scoring import (
 )
 from companion.tracking.view import BowlView, GameView
 from companion.ui.controller import Controller
-from companion.ui.i18n import card_label, count, stars_text, tr
+from companion.ui.i18n import card_label, count, ingredient_name, stars_text, tr
 
 RGBA = tuple[float, float, float, float]
 UI_MODES: Final[tuple[str, ...]] = ("solo", "2p", "3p", "4p")
@@ -246,7 +246,9 @@ class CardFix:
         return tr("fix_card", lang, card=card_label(self.old, lang))
 
     def prompt(self, lang: str) -> str:
-        return tr("pick_value" if self.ingredient else "pick_ingredient", lang)
+        if self.ingredient is None:
+            return tr("pick_ingredient", lang)
+        return tr("pick_value", lang, name=ingredient_name(self.ingredient, lang))
 
     def pick_ingredient(self, ingredient: str) -> None:
         if ingredient not in INGREDIENTS:
