@@ -21,30 +21,12 @@ import cv2
 import numpy as np
 
 from companion.cards import ALL_CARDS, Card
+from companion.deck.palette import INGREDIENT_COLORS, INGREDIENT_LABELS
 from companion.layout import CARD_CORNER_MM, CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
 
 PRINT_PX_PER_MM: Final = 12.0
 """305 dpi: above the 300 dpi print shops ask for."""
 
-INGREDIENT_COLORS: Final[dict[str, tuple[int, int, int]]] = {
-    # BGR, Okabe-Ito
-    "ajitama": (66, 228, 240),  # yellow  #F0E442
-    "chashu": (0, 94, 213),  # vermillion #D55E00
-    "kamaboko": (167, 121, 204),  # reddish purple #CC79A7
-    "menma": (0, 159, 230),  # orange #E69F00
-    "negi": (115, 158, 0),  # bluish green #009E73
-    "nori": (38, 38, 38),  # near black
-    "shiitake": (178, 114, 0),  # blue #0072B2
-}
-INGREDIENT_LABELS: Final[dict[str, str]] = {
-    "ajitama": "Ajitama",
-    "chashu": "Chashu",
-    "kamaboko": "Kamaboko",
-    "menma": "Menma",
-    "negi": "Negi",
-    "nori": "Nori",
-    "shiitake": "Shiitake",
-}
 PAPER: Final = (232, 241, 246)  # warm white, BGR
 INK: Final = (25, 25, 25)
 WHITE: Final = (255, 255, 255)

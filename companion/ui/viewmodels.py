@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from companion.cards import INGREDIENTS, parse_card, parse_cards
-from companion.deck.faces import INGREDIENT_COLORS
+from companion.deck.palette import INGREDIENT_COLORS
 from companion.errors import CompanionError
 from companion.rules.modes import MODES
 from companion.rules.scoring import (
