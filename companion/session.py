@@ -14,7 +14,6 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
 import cv2
@@ -157,11 +156,15 @@ class Session:
         pipeline: TablePipeline,
         preview_width: int = 640,
         on_end: Callable[[], None] | None = None,
+        new_follower: Callable[[str, Sequence[str]], GameFollower] | None = None,
     ) -> None:
         self.source = source
         self.pipeline = pipeline
         self.preview_width = preview_width
         self.on_end = on_end
+        self.new_follower = new_follower
+        """Makes the follower of a new game (with its log entry) when the app starts one."""
+        self.calibration_view = False
         self._commands: queue.Queue[Callable[[], Any]] = queue.Queue()
         self._lock = threading.Lock()
         self._view = pipeline.follower.view()
@@ -245,8 +248,15 @@ class Session:
             return self._scale
 
     def new_game(self, mode: str, players: Sequence[str], language: str, source: str) -> None:
-        """The session follows the game it was started for; a new game needs a new session
-        (the app's New game screen starts `companion run` with these settings)."""
+        """Follow a new game from now on (the camera source stays the session's own)."""
+        if self.new_follower is None:
+            return
+
+        def start() -> None:
+            self.pipeline.follower = self.new_follower(mode, list(players))  # type: ignore[misc]
+            self.pipeline.settler.reset()
+
+        self.submit(start)
 
     def correct_card(self, old_id: str, new_id: str) -> None:
         self.submit(lambda: self.pipeline.follower.correct_card(old_id, new_id))
@@ -275,8 +285,49 @@ class Session:
 
     def apply_settings(self, settings: Any) -> None:
         """Sound, voice and language are the app's; the camera source is fixed per session."""
+        self.calibration_view = bool(getattr(settings, "calibration_view", False))
 
 
-def write_events(path: Path) -> TextIO:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path.open("a", encoding="utf-8")
+REGION_COLOURS = {
+    "fridge": (255, 200, 0),
+    "bowl-1": (0, 200, 255),
+    "bowl-2": (0, 255, 120),
+    "bowl-3": (255, 0, 200),
+    "scan": (200, 200, 200),
+}
+
+
+def draw_table(image: np.ndarray, cal: TableCalibration | None, scale: float = 1.0) -> None:
+    """Markers and regions as the camera sees them (the pre-game check, the calibration view)."""
+    from companion import layout
+
+    if cal is None:
+        cv2.putText(
+            image,
+            "markers not found",
+            (10, 30),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.8,
+            (0, 0, 255),
+            2,
+            cv2.LINE_AA,
+        )
+        return
+    for region in layout.REGIONS:
+        r = region.rect
+        pts = cal.to_image(np.array([[r.x0, r.y0], [r.x1, r.y0], [r.x1, r.y1], [r.x0, r.y1]]))
+        poly = np.round(pts * scale).astype(np.int32)
+        cv2.polylines(image, [poly], True, REGION_COLOURS[region.id], 2, cv2.LINE_AA)
+        cv2.putText(
+            image,
+            region.label,
+            tuple(poly[0] + [4, 16]),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.5,
+            REGION_COLOURS[region.id],
+            1,
+            cv2.LINE_AA,
+        )
+    for r in layout.marker_squares().values():
+        pts = cal.to_image(np.array([[r.x0, r.y0], [r.x1, r.y0], [r.x1, r.y1], [r.x0, r.y1]]))
+        cv2.polylines(image, [np.round(pts * scale).astype(np.int32)], True, (0, 255, 0), 2)

@@ -102,21 +102,27 @@ def follow(
             args.events.parent.mkdir(parents=True, exist_ok=True)
             jsonl = args.events.open("a", encoding="utf-8")
         echo = (lambda e: print(describe(e), flush=True)) if args.headless else None
+        games: list[str] = []
+
+        def make_follower(mode: str, players: list[str] | None) -> GameFollower:
+            """A new game: its own entry in the log, every event written as it happens."""
+            follower = GameFollower(mode, players)
+            games.append(log.new_game(mode, list(follower.players), source_spec))
+            follower.sink = EventSinks(log, games[-1], jsonl, echo)
+            return follower
+
         if resume:
             info = log.last_unfinished_game()
             if info is None:
                 raise BadInputError("no unfinished game in the log to resume")
-            game_id, mode, players = info.id, info.mode, list(info.players)
-            sinks = EventSinks(log, game_id, jsonl, echo)
-            follower = GameFollower.from_events(mode, players, log.events(game_id), sinks)
-            print(
-                f"resuming game {game_id} ({mode}, {len(log.events(game_id))} events)",
-                file=sys.stderr,
+            games.append(info.id)
+            events = log.events(info.id)
+            follower = GameFollower.from_events(
+                info.mode, list(info.players), events, EventSinks(log, info.id, jsonl, echo)
             )
+            print(f"resuming game {info.id} ({info.mode}, {len(events)} events)", file=sys.stderr)
         else:
-            follower = GameFollower(mode, players)
-            game_id = log.new_game(mode, list(follower.players), source_spec)
-            follower.sink = EventSinks(log, game_id, jsonl, echo)
+            follower = make_follower(mode, players)
         pipeline = TablePipeline(detector, follower, manual_calibration=calibration)
         if source_spec == "picamera" or source_spec.startswith("usb:"):
             source = WatchedSource(lambda: open_source(source_spec))
@@ -129,12 +135,14 @@ def follow(
                 for frame in source:
                     pipeline.process(frame)
             else:
-                session = Session(source, pipeline)
+                session = Session(source, pipeline, new_follower=make_follower)
                 session.start()
                 from companion.ui.app import run_app
 
                 run_app(session, fullscreen=args.fullscreen, language=args.language)
                 session.stop()
+        follower = pipeline.follower  # the app may have started a new game
+        game_id = games[-1]
         if follower.view().final is None and follower.view().phase != "setup":
             follower.finish()
         final = follower.view().final
