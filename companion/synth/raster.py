@@ -144,11 +144,19 @@ class PlaneRenderer:
     def __init__(self, deck: Deck) -> None:
         self.deck = deck
         self._deck_key = (id(deck), deck.name)
+        self._table: tuple[tuple, np.ndarray] | None = None
 
     def render(
         self, scene: Scene, view: PlaneView, look: Look, rng: np.random.Generator
     ) -> PlaneRender:
-        img = table_texture(scene.texture, scene.texture_seed, view.w, view.h, view.ppm)
+        key = (scene.texture, scene.texture_seed, view)
+        if self._table is None or self._table[0] != key:
+            # a recording re-renders one table hundreds of times: keep the last one
+            self._table = (
+                key,
+                table_texture(scene.texture, scene.texture_seed, view.w, view.h, view.ppm),
+            )
+        img = self._table[1].copy()
         ids = np.zeros((view.h, view.w), np.uint16)
         out = PlaneRender(img, ids, view)
         self._shadow_dir = look.shadow_dir
