@@ -19,7 +19,6 @@ def prepare_offline_ultralytics() -> None:
     """Call before importing ultralytics."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     os.environ.setdefault("YOLO_CONFIG_DIR", str(CONFIG_DIR))
-    os.environ.setdefault("YOLO_VERBOSE", "False")
     font_dir = Path(os.environ["YOLO_CONFIG_DIR"]) / "Ultralytics"
     font = font_dir / "Arial.ttf"
     if not font.exists():
