@@ -1,0 +1,603 @@
+"""`companion doctor`'s checks: is this table ready to follow a game?
+
+Each check is a small function returning a `Check` value (a verdict, one line of what was
+measured, one line of what to do), so the checks test without the CLI and the UI could show
+them too. Order: camera (frames arrive, resolution, fps) -> model (which backend loads, its
+latency on the frame) -> markers -> light (exposure) -> glare -> disk (space, fsync speed).
+The camera is read on a thread with a deadline, so a stalled driver is a FAIL after the
+timeout, never a hang.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import shutil
+import sqlite3
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from companion import layout
+from companion.camera import Frame, FrameSource
+
+OK: Final = "OK"
+WARN: Final = "WARN"
+FAIL: Final = "FAIL"
+SKIP: Final = "SKIP"
+"""A check that could not run because an earlier one failed (no frame to look at)."""
+STATUSES: Final = (OK, WARN, FAIL, SKIP)
+
+MIN_WIDTH: Final = 1280
+"""Below this the index digits of a bowl's cascade get too few pixels (from ~700 mm)."""
+MIN_FPS: Final = 4.0
+"""The settler's defaults suit 4-10 frames per second."""
+MAX_MODEL_MS: Final = 200.0
+"""Detector inference above this leaves the pipeline under ~4 detections per second."""
+MAX_REPROJECTION_PX: Final = 2.0
+DARK_FAIL: Final = 30.0
+DARK_WARN: Final = 50.0
+"""Mean grey of the play area below which digits drown in sensor noise."""
+CLIPPED_LEVEL: Final = 250
+CLIPPED_WARN: Final = 0.05
+"""Fraction of play-area pixels at >= CLIPPED_LEVEL above which the picture is overexposed."""
+GLARE_MIN_BLOB_MM2: Final = 30
+"""A saturated white blob at least this big (mm^2 on the table) counts as a reflection."""
+GLARE_WARN: Final = 0.02
+"""Fraction of the play area covered by glare blobs above which a card will be misread.
+Printed white card faces under even light stay under ~0.7 % on the golden frames."""
+FREE_FAIL_MB: Final = 100.0
+FREE_WARN_MB: Final = 1000.0
+SLOW_COMMIT_MS: Final = 20.0
+"""Per-event fsynced commit above this: a slow SD card (an SSD commits in ~1-5 ms)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of the doctor's report."""
+
+    name: str
+    """camera, model, markers, light, glare, disk space, disk writes."""
+    status: str
+    """OK, WARN, FAIL or SKIP."""
+    message: str
+    """What was measured, in words."""
+    advice: str = ""
+    """What to do (empty when OK)."""
+    value: dict[str, Any] | None = None
+    """The measured figures (JSON-ready), for --json and tests."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _skip(name: str, why: str) -> Check:
+    return Check(name, SKIP, why, "fix the failed check above, then run the doctor again")
+
+
+# -- camera -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CameraProbe:
+    """What reading a source for a couple of seconds showed."""
+
+    source: str
+    frame: Frame | None
+    """The newest frame received (the 'current' table), or None."""
+    frames: int
+    seconds: float
+    """Time between the first and the last frame received."""
+    first_frame_s: float | None
+    """Seconds from the start (open included) to the first frame."""
+    error: str | None = None
+    """Why no frame came (open error, read error, timeout)."""
+    stalled: bool = False
+    """The source stopped delivering for longer than the timeout."""
+
+    @property
+    def fps(self) -> float | None:
+        if self.frames < 2 or self.seconds <= 0:
+            return None
+        return (self.frames - 1) / self.seconds
+
+
+def probe_camera(
+    source: FrameSource,
+    timeout: float = 5.0,
+    seconds: float = 2.0,
+    clock: Callable[[], float] = time.monotonic,
+) -> CameraProbe:
+    """Open and read `source` on a daemon thread for ~`seconds` after its first frame.
+
+    Waits at most `timeout` for the first frame (and between frames). A driver that blocks is
+    abandoned, not closed from here: only the reader thread closes its source (closing a
+    capture under a blocked read can crash), and it does so if the read ever returns."""
+    items: queue.Queue[tuple[str, Any]] = queue.Queue()
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            source.open()
+            while not stop.is_set():
+                frame = source.read()
+                items.put(("frame", frame))
+                if frame is None:
+                    return
+        except Exception as exc:
+            items.put(("error", exc))
+        finally:
+            with contextlib.suppress(Exception):
+                source.close()
+
+    start = clock()
+    threading.Thread(target=read, name=f"doctor camera {source.name}", daemon=True).start()
+    last: Frame | None = None
+    count, first_at, last_at = 0, None, start
+    error: str | None = None
+    stalled = False
+    try:
+        while True:
+            now = clock()
+            if first_at is not None and now - first_at >= seconds:
+                break
+            wait = timeout - (now - last_at)
+            if first_at is not None:
+                wait = min(wait, seconds - (now - first_at) + 0.05)
+            if wait <= 0:
+                stalled = True
+                error = f"no frame within {timeout:g} s" + (
+                    f" (after {count} frames)" if count else ""
+                )
+                break
+            try:
+                kind, item = items.get(timeout=wait)
+            except queue.Empty:
+                continue
+            if kind == "error":
+                error = str(item) or type(item).__name__
+                break
+            if item is None:
+                if count == 0:
+                    error = "the source ended before delivering a frame"
+                break  # a recording ended: measure on what came
+            last, count, last_at = item, count + 1, clock()
+            if first_at is None:
+                first_at = last_at
+    finally:
+        stop.set()
+    return CameraProbe(
+        source=source.name,
+        frame=last,
+        frames=count,
+        seconds=(last_at - first_at) if first_at is not None else 0.0,
+        first_frame_s=(first_at - start) if first_at is not None else None,
+        error=error,
+        stalled=stalled,
+    )
+
+
+def check_camera(probe: CameraProbe) -> Check:
+    value: dict[str, Any] = {
+        "source": probe.source,
+        "frames": probe.frames,
+        "seconds": round(probe.seconds, 2),
+        "fps": None if probe.fps is None else round(probe.fps, 1),
+        "first_frame_s": None if probe.first_frame_s is None else round(probe.first_frame_s, 2),
+        "stalled": probe.stalled,
+    }
+    if probe.frame is None:
+        return Check(
+            "camera",
+            FAIL,
+            f"{probe.source}: {probe.error or 'no frame'}",
+            "check the ribbon cable (contacts towards the board on a Pi 5), that no other "
+            "program holds the camera (`rpicam-hello --list-cameras`), then reboot",
+            value,
+        )
+    h, w = probe.frame.image.shape[:2]
+    value.update(width=w, height=h)
+    fps = probe.fps
+    rate = f"{fps:.1f} fps" if fps is not None else "1 frame"
+    msg = f"{probe.source}: {w}x{h}, {rate} ({probe.frames} frames in {probe.seconds:.1f} s)"
+    if probe.stalled:
+        return Check(
+            "camera",
+            WARN,
+            msg + f", then {probe.error}",
+            "frames stopped: check the cable and the power supply (a weak supply starves "
+            "the camera); the app reconnects, but a game loses those seconds",
+            value,
+        )
+    if w < MIN_WIDTH:
+        return Check(
+            "camera",
+            WARN,
+            msg,
+            f"low resolution: the index digits need >= {MIN_WIDTH} px across; use the Camera "
+            "Module 3 or a 1080p webcam",
+            value,
+        )
+    if fps is not None and fps < MIN_FPS and probe.frames > 2:
+        return Check(
+            "camera",
+            WARN,
+            msg,
+            f"slow frames (< {MIN_FPS:g} fps): more light lets the camera shorten its exposure; "
+            "close other programs",
+            value,
+        )
+    return Check("camera", OK, msg, "", value)
+
+
+# -- model ------------------------------------------------------------------------------------
+
+
+def check_model(
+    image: np.ndarray | None,
+    cal: Any | None = None,
+    backend: str | None = None,
+    models_dir: Path | None = None,
+    runs: int = 5,
+) -> Check:
+    """Which backend loads (preferred order unless `backend`), and its median latency on the
+    rectified view of `image` (a blank table view when there is no frame)."""
+    from companion.vision.backends import (
+        INPUT_SIZE,
+        MODELS_DIR,
+        ModelError,
+        load_model,
+        model_path,
+        preferred_backends,
+    )
+    from companion.vision.detector import nominal_calibration
+    from companion.vision.plane import rectify
+
+    models_dir = MODELS_DIR if models_dir is None else models_dir
+    order = (backend,) if backend else preferred_backends()
+    present = [b for b in order if model_path(b, models_dir).exists()]
+    try:
+        t = time.perf_counter()
+        model = load_model(backend, models_dir)
+        load_ms = (time.perf_counter() - t) * 1000
+    except (ModelError, ImportError, RuntimeError, OSError) as exc:
+        return Check(
+            "model",
+            FAIL,
+            f"no detector loads: {exc}",
+            "restore models/ from git (`git checkout -- models`) or rerun the install "
+            "script; `companion train` makes a new one",
+            {"order": list(order), "present": present},
+        )
+    if image is not None:
+        view = rectify(image, cal if cal is not None else nominal_calibration(image))
+        on = "this frame"
+    else:
+        view = np.full((INPUT_SIZE[1], INPUT_SIZE[0], 3), 128, np.uint8)
+        on = "a blank view (no frame)"
+    model.predict(view)  # warm-up: first runs allocate
+    samples = []
+    for _ in range(max(1, runs)):
+        t = time.perf_counter()
+        dets = model.predict(view)
+        samples.append((time.perf_counter() - t) * 1000)
+    ms = statistics.median(samples)
+    value = {
+        "backend": model.backend,
+        "order": list(order),
+        "present": present,
+        "latency_ms": round(ms, 1),
+        "load_ms": round(load_ms),
+        "strips": len(dets),
+    }
+    msg = f"{model.backend} loads; {ms:.0f} ms per inference on {on} (median of {len(samples)})"
+    if ms > MAX_MODEL_MS:
+        return Check(
+            "model",
+            WARN,
+            msg,
+            "slow detector: use the NCNN model on a Pi (install script), a Pi 5 rather than a "
+            "Pi 4, and close other programs",
+            value,
+        )
+    if not backend and model.backend != order[0]:
+        return Check(
+            "model",
+            WARN,
+            msg + f" ({order[0]} preferred here but not available)",
+            f"install the {order[0]} runtime and its model (rerun the install script) for "
+            "faster detection",
+            value,
+        )
+    return Check("model", OK, msg, "", value)
+
+
+# -- markers ----------------------------------------------------------------------------------
+
+_CORNER = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
+
+
+def check_markers(image: np.ndarray) -> tuple[Check, Any]:
+    """(check, calibration or None): how many of the 4 markers the frame shows."""
+    from companion.vision.calibration import MIN_MARKERS, calibrate, find_markers
+
+    found = sorted(find_markers(image))
+    cal = calibrate(image)
+    missing = [m for m in layout.MARKER_IDS if m not in found]
+    where = ", ".join(f"{m} ({_CORNER.get(m, '?')})" for m in missing)
+    value: dict[str, Any] = {
+        "found": found,
+        "missing": missing,
+        "error_px": None if cal is None else round(cal.error_px, 2),
+    }
+    n = len(layout.MARKER_IDS)
+    if cal is None:
+        return Check(
+            "markers",
+            FAIL,
+            f"{len(found)} of {n} markers visible (missing {where}): regions unknown",
+            f"at least {MIN_MARKERS} needed: move the camera so the 4 corner markers are in "
+            "view, uncover them, print the table kit if lost",
+            value,
+        ), None
+    msg = f"{len(found)} of {n} markers visible, reprojection error {cal.error_px:.2f} px"
+    if missing:
+        return Check(
+            "markers",
+            WARN,
+            msg + f" (missing {where})",
+            "it works with 3, but uncover the hidden marker: a bumped camera is then noticed "
+            "and the far edge is more accurate",
+            value,
+        ), cal
+    if cal.error_px > MAX_REPROJECTION_PX:
+        return Check(
+            "markers",
+            WARN,
+            msg,
+            "markers do not fit one plane: tape the kit flat, check the print was at 100 % "
+            "scale, refocus the camera",
+            value,
+        ), cal
+    return Check("markers", OK, msg, "", value), cal
+
+
+# -- light ------------------------------------------------------------------------------------
+
+
+def _play_view(image: np.ndarray, cal: Any | None) -> tuple[np.ndarray, str]:
+    """The rectified play area when calibrated, else the whole frame."""
+    if cal is None:
+        return image, "whole frame (markers not found)"
+    from companion.vision.plane import rectify
+
+    return rectify(image, cal), "play area"
+
+
+def check_light(image: np.ndarray, cal: Any | None = None) -> Check:
+    """Exposure of the play area: too dark (noise eats the digits) or clipped (white lost)."""
+    import cv2
+
+    view, where = _play_view(image, cal)
+    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    mean = float(grey.mean())
+    p5, p50, p95 = (float(v) for v in np.percentile(grey, [5, 50, 95]))
+    clipped = float((grey >= CLIPPED_LEVEL).mean())
+    value = {
+        "mean": round(mean, 1),
+        "p5": p5,
+        "p50": p50,
+        "p95": p95,
+        "clipped": round(clipped, 4),
+        "area": where,
+    }
+    msg = f"{where}: mean grey {mean:.0f}, 5-95 % {p5:.0f}-{p95:.0f}, clipped {clipped:.1%}"
+    if mean < DARK_FAIL:
+        return Check(
+            "light",
+            FAIL,
+            msg + ": too dark",
+            "turn on a lamp: aim for even, indirect light over the whole table",
+            value,
+        )
+    if mean < DARK_WARN:
+        return Check(
+            "light",
+            WARN,
+            msg + ": dark",
+            "more light: a lamp bounced off a wall or ceiling lights the table evenly",
+            value,
+        )
+    if clipped > CLIPPED_WARN:
+        return Check(
+            "light",
+            WARN,
+            msg + ": overexposed",
+            "too bright: dim the lamp or move it away, avoid direct sun on the table",
+            value,
+        )
+    return Check("light", OK, msg, "", value)
+
+
+def check_glare(image: np.ndarray, cal: Any | None = None) -> Check:
+    """Reflections: saturated, colourless blobs (a lamp mirrored in glossy cards)."""
+    import cv2
+
+    view, where = _play_view(image, cal)
+    hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
+    mask = ((hsv[..., 2] >= CLIPPED_LEVEL) & (hsv[..., 1] < 40)).astype(np.uint8)
+    if cal is not None:  # the markers' white margins are not glare
+        ppm = layout.RECTIFIED_PX_PER_MM
+        for r in layout.marker_squares().values():
+            mask[int(r.y0 * ppm) : int(r.y1 * ppm) + 1, int(r.x0 * ppm) : int(r.x1 * ppm) + 1] = 0
+        min_blob = GLARE_MIN_BLOB_MM2 * ppm * ppm
+    else:
+        min_blob = GLARE_MIN_BLOB_MM2  # unknown scale: roughly 1 px per mm at 1080p
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    areas = [int(a) for a in stats[1:, cv2.CC_STAT_AREA] if a >= min_blob] if n > 1 else []
+    fraction = sum(areas) / mask.size
+    value = {
+        "fraction": round(fraction, 4),
+        "blobs": len(areas),
+        "largest_px": max(areas, default=0),
+        "area": where,
+    }
+    msg = f"{where}: {len(areas)} saturated white blobs covering {fraction:.1%}"
+    if fraction > GLARE_WARN:
+        return Check(
+            "glare",
+            WARN,
+            msg + ": reflections will hide card corners",
+            "dim the lamp, use indirect light (bounce it off a wall or ceiling), move it "
+            "away from straight above, or fit a polarising filter on the camera",
+            value,
+        )
+    return Check("glare", OK, msg, "", value)
+
+
+# -- disk -------------------------------------------------------------------------------------
+
+
+def _existing_parent(path: Path) -> Path:
+    p = path
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def check_disk_space(log_path: Path) -> Check:
+    folder = _existing_parent(log_path.parent)
+    try:
+        usage = shutil.disk_usage(folder)
+    except OSError as exc:
+        return Check(
+            "disk space",
+            FAIL,
+            f"{folder}: {exc}",
+            "check that the disk is mounted",
+            {"folder": str(folder)},
+        )
+    free_mb = usage.free / 1e6
+    value = {"folder": str(folder), "free_mb": round(free_mb), "total_mb": round(usage.total / 1e6)}
+    msg = (
+        f"{free_mb / 1000:.1f} GB free of {usage.total / 1e9:.1f} GB "
+        f"where the game log lives ({log_path})"
+    )
+    if free_mb < FREE_FAIL_MB:
+        return Check(
+            "disk space",
+            FAIL,
+            msg,
+            "the disk is full: delete old recordings or move the log with --log",
+            value,
+        )
+    if free_mb < FREE_WARN_MB:
+        return Check(
+            "disk space",
+            WARN,
+            msg,
+            "under 1 GB free: make room (old recordings, `sudo apt clean`)",
+            value,
+        )
+    return Check("disk space", OK, msg, "", value)
+
+
+def check_disk_writes(log_path: Path, events: int = 20) -> Check:
+    """Time `events` appends the way the game log makes them (WAL, synchronous=FULL, one
+    fsynced transaction each) in a throw-away database beside the log, then remove it."""
+    folder = log_path.parent
+    value: dict[str, Any] = {"folder": str(folder), "events": events}
+    db: Path | None = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=".doctor-", suffix=".sqlite", dir=folder)
+        os.close(fd)
+        db = Path(name)
+        conn = sqlite3.connect(str(db), isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, t REAL, payload TEXT)")
+            samples = []
+            for i in range(events):
+                t = time.perf_counter()
+                conn.execute("BEGIN")
+                conn.execute(
+                    "INSERT INTO events (t, payload) VALUES (?, ?)",
+                    (i * 0.1, '{"type": "card_added", "card": "nori-4", "region": "bowl-1"}'),
+                )
+                conn.execute("COMMIT")
+                samples.append((time.perf_counter() - t) * 1000)
+            count = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error) as exc:
+        return Check(
+            "disk writes",
+            FAIL,
+            f"cannot write a test log in {folder}: {exc}",
+            "check permissions and that the disk is not read-only (`dmesg` shows SD errors); "
+            "or give another place with --log",
+            value,
+        )
+    finally:
+        if db is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(OSError):
+                    Path(str(db) + suffix).unlink()
+    ms = statistics.median(samples)
+    worst = max(samples)
+    value.update(ms_per_event=round(ms, 2), worst_ms=round(worst, 1), written=count)
+    msg = f"{ms:.1f} ms per fsynced event (median of {events}, worst {worst:.0f} ms) in {folder}"
+    if count != events:
+        return Check("disk writes", FAIL, msg + f": {count} of {events} read back", "", value)
+    if ms > SLOW_COMMIT_MS:
+        return Check(
+            "disk writes",
+            WARN,
+            msg,
+            "SD card is slow: use an SSD or a high-endurance card (each event is synced to "
+            "survive a power cut)",
+            value,
+        )
+    return Check("disk writes", OK, msg, "", value)
+
+
+# -- all together -----------------------------------------------------------------------------
+
+
+def run_checks(
+    source: FrameSource,
+    log_path: Path,
+    timeout: float = 5.0,
+    seconds: float = 2.0,
+    backend: str | None = None,
+    models_dir: Path | None = None,
+) -> list[Check]:
+    """Every check in order; later ones skip (not fail) when there is no frame."""
+    probe = probe_camera(source, timeout, seconds)
+    checks = [check_camera(probe)]
+    image = probe.frame.image if probe.frame is not None else None
+    cal = None
+    if image is not None:
+        markers, cal = check_markers(image)
+    checks.append(check_model(image, cal, backend, models_dir))
+    if image is None:
+        checks += [_skip(n, "no frame from the camera") for n in ("markers", "light", "glare")]
+    else:
+        checks += [markers, check_light(image, cal), check_glare(image, cal)]
+    checks += [check_disk_space(log_path), check_disk_writes(log_path)]
+    return checks
+
+
+def exit_code(checks: list[Check]) -> int:
+    """0 when nothing failed, 1 otherwise."""
+    return 1 if any(c.status == FAIL for c in checks) else 0
