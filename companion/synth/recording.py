@@ -137,6 +137,7 @@ class _Recorder:
         self.seats = seats
         self.skins = {p: SKIN_TONES[i % len(SKIN_TONES)] for i, p in enumerate(seats)}
         self._set_camera(self.camera)
+        self.first_camera = self.camera
         self.out = out
         self.frames = 0
         self.writer, self.video = _open_writer(out, spec.fps, self.camera.width, self.camera.height)
@@ -334,7 +335,7 @@ def render_recording(
             for c in cards:
                 rec.event(type="card_removed", card=c, region=bowl, player=player)
             served_piles.append((str(s.get("to", player)), list(s.get("cards", cards))))
-            rec.still(table)
+            rec.still(table, 0.5)
         for card in turn.get("took", []):
             slot = next((i for i, c in enumerate(table.fridge) if c and c.card == card), None)
             if slot is None:
@@ -383,7 +384,7 @@ def render_recording(
             rec.event(type="scan_pile", player=who, cards=cards)
             for c in cards:
                 rec.event(type="card_added", card=c, region="scan", player=who)
-            rec.still(table, 1.5)
+            rec.still(table, 1.0)
             before = _copy(table)
             table.scan = []
             rec.motion(seat_player, scan_c, before, table)
@@ -406,7 +407,8 @@ def render_recording(
         "fps": spec.fps,
         "frames": rec.frames,
         "seconds": rec.t,
-        "camera": rec.camera.to_json(),
+        "camera": rec.first_camera.to_json(),
+        "camera_after_bump": rec.camera.to_json() if spec.bump else None,
         "texture": rec.texture,
         "bumped": spec.bump,
     }
