@@ -152,31 +152,58 @@ def test_light_verdict_follows_exposure(tmp_path: Path, scale: float, expected: 
     assert (check.advice == "") == (expected == OK)
 
 
-@pytest.mark.parametrize(
-    ("frame", "glare", "light"),
-    [("table-3", OK, OK), ("table-1", OK, OK), ("table-2", WARN, WARN)],
-)
-def test_glare_and_overexposure_on_golden_frames(frame: str, glare: str, light: str) -> None:
-    image = golden(frame)
+def with_glare(image: np.ndarray, spots: int) -> np.ndarray:
+    """Lamp reflections: saturated white ellipses over the middle of the table."""
+    out = image.copy()
+    h, w = out.shape[:2]
+    for k in range(spots):
+        centre = (w // 4 + k * w // 8, h // 2 + (k % 2) * h // 8)
+        cv2.ellipse(out, centre, (w // 30, h // 40), 20, 0, 360, (255, 255, 255), -1)
+    return out
+
+
+def covered(image: np.ndarray, markers: tuple[int, ...]) -> np.ndarray:
+    """`markers` hidden under a grey cloth (a cup, a hand)."""
+    from companion.vision.calibration import find_markers
+
+    out = image.copy()
+    for mid, corners in find_markers(image).items():
+        if mid in markers:
+            centre = corners.mean(axis=0)
+            big = centre + 1.6 * (corners - centre)
+            cv2.fillConvexPoly(out, np.round(big).astype(np.int32), (110, 110, 110))
+    return out
+
+
+@pytest.mark.parametrize(("spots", "expected"), [(0, OK), (1, OK), (6, WARN)])
+def test_glare_counts_saturated_blobs_in_the_play_area(spots: int, expected: str) -> None:
+    image = with_glare(golden("table-3"), spots)
     _, cal = doctor.check_markers(image)
-    g = doctor.check_glare(image, cal)
-    assert g.status == glare, g.message
-    if glare == WARN:
-        assert "polarising filter" in g.advice and "indirect light" in g.advice
-    assert doctor.check_light(image, cal).status == light
+    check = doctor.check_glare(image, cal)
+    assert check.status == expected, check.message
+    assert check.value is not None and check.value["blobs"] >= spots
+    if expected == WARN:
+        assert "polarising filter" in check.advice and "indirect light" in check.advice
+
+
+def test_overexposed_frame_warns() -> None:
+    image = np.clip(golden("table-3") * 1.8, 0, 255).astype(np.uint8)  # white card faces clip
+    _, cal = doctor.check_markers(image)
+    assert doctor.check_light(image, cal).status == WARN
 
 
 @pytest.mark.parametrize(
-    ("frame", "status", "found"),
-    [("table-3", OK, [0, 1, 2, 3]), ("table-1", WARN, [0, 1, 3]), ("table-0", FAIL, [0, 2])],
+    ("hidden", "status"),
+    [((), OK), ((2,), WARN), ((1, 3), FAIL)],
 )
-def test_markers_verdict_by_how_many_show(frame: str, status: str, found: list[int]) -> None:
-    check, cal = doctor.check_markers(golden(frame))
-    assert check.status == status
-    assert check.value is not None and check.value["found"] == found
+def test_markers_verdict_by_how_many_show(hidden: tuple[int, ...], status: str) -> None:
+    check, cal = doctor.check_markers(covered(golden("table-3"), hidden))
+    assert check.status == status, check.message
+    assert check.value is not None
+    assert check.value["missing"] == list(hidden)
     assert (cal is None) == (status == FAIL)
-    if status != OK:
-        assert "missing" in check.message
+    for mid in hidden:
+        assert f"{mid} (" in check.message
 
 
 # -- stalled and missing cameras --------------------------------------------------------------
