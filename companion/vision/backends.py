@@ -122,8 +122,12 @@ class NcnnModel:
         self._net.load_model(str(self.path / "model.ncnn.bin"))
 
     def predict(self, view: np.ndarray) -> Detections:
+        # ncnn.Mat wraps the array without copying: both must outlive extract(), or a large
+        # blob is freed (unmapped) under ncnn and the process segfaults.
+        blob = _blob(view)[0]
+        mat = self._ncnn.Mat(blob)
         ex = self._net.create_extractor()
-        ex.input("in0", self._ncnn.Mat(_blob(view)[0]))
+        ex.input("in0", mat)
         _, out = ex.extract("out0")
         return decode(np.array(out), self.conf, self.iou)
 
