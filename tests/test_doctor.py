@@ -336,3 +336,14 @@ def test_model_loads_on_the_best_backend_and_is_timed() -> None:
     present = [b for b in preferred_backends() if model_path(b).exists()]
     assert check.value["backend"] == present[0]
     assert check.value["latency_ms"] > 0
+
+
+@pytest.mark.parametrize("backend", ["ncnn", "onnx", "torch"])
+def test_each_exported_backend_runs_on_a_frame(backend: str) -> None:
+    if not model_path(backend).exists():
+        pytest.skip(f"no {backend} model in {MODELS_DIR}")
+    image = golden("table-3")
+    _, cal = doctor.check_markers(image)
+    check = doctor.check_model(image, cal, backend=backend, runs=1)
+    assert check.status in (OK, WARN), check.message
+    assert check.value is not None and check.value["backend"] == backend
