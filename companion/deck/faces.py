@@ -155,8 +155,9 @@ def render_strip(card: Card, px_per_mm: float = PRINT_PX_PER_MM) -> np.ndarray:
         )
     # pips panel
     _rounded_rect(strip, 31.5, 1.8, 61.0, 14.2, 1.5, WHITE, ppm)
-    for px, py in _pip_centres(card.value, 32.5, 2.4, 60.0, 13.6):
-        cv2.circle(strip, _pt(px, py, ppm), round(2.2 * ppm), INK, -1, cv2.LINE_AA)
+    # both pip rows sit in the top 12 mm, which even the tightest cascade (12 mm) leaves showing
+    for px, py in _pip_centres(card.value, 32.5, 2.1, 60.0, 12.1):
+        cv2.circle(strip, _pt(px, py, ppm), round(1.9 * ppm), INK, -1, cv2.LINE_AA)
     if card.value == 0:  # an empty panel reads as "nothing": say zero plainly
         cv2.line(
             strip, _pt(36, 8, ppm), _pt(56.5, 8, ppm), INK, max(1, round(1.2 * ppm)), cv2.LINE_AA

@@ -43,6 +43,17 @@ REFINE_Y_MM: Final = 2.0
 """How far the best candidates may shift to find their own alignment."""
 REFINE_TOP: Final = 4
 """Candidates (card and orientation) re-scored at their best alignment."""
+PIP_OVERRIDE: Final = 0.08
+"""A card whose value the pips count wins if its correlation is at most this far behind."""
+PIP_AGREE_MARGIN: Final = 0.1
+"""Pips and correlation agree: the reading is treated as confident."""
+PIPS_MM: Final = (32.0, 1.5, 61.0, 12.5)
+"""The pips panel (x0, y0, x1, y1 on the upright strip)."""
+PIP_RADIUS_MM: Final = 1.9
+GLYPH_MM: Final = (16.0, 30.0)
+"""x range of the glyph disc on the strip."""
+SHAPE_MARGIN: Final = 0.08
+SHAPE_OVERRIDE: Final = 0.12
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +102,7 @@ def _descriptor(strip_top: np.ndarray) -> np.ndarray:
         )
         vec = part.ravel()
         parts.append(vec / max(float(np.linalg.norm(vec)), 1e-6))
-    return np.concatenate(parts) / np.sqrt(len(parts))
+    return (np.concatenate(parts) * np.float32(1 / np.sqrt(len(parts)))).astype(np.float32)
 
 
 def _whiteness(bgr: np.ndarray) -> np.ndarray:
@@ -132,6 +143,39 @@ def _parabola(a: float, b: float, c: float) -> float:
     return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
 
 
+def _unit(img: np.ndarray) -> np.ndarray:
+    v = img.astype(np.float32).ravel()
+    v = v - v.mean()
+    return v / max(float(np.linalg.norm(v)), 1e-6)
+
+
+def count_pips(patch: np.ndarray, at: tuple[int, int]) -> int | None:
+    """Dark round blobs in the pips panel of a strip whose top-left lies at `at` in a patch
+    sampled at DESC_PX_PER_MM; None when the panel is too unclear to count."""
+    ppm = DESC_PX_PER_MM
+    x0, y0, x1, y1 = PIPS_MM
+    ax, ay = at
+    panel = patch[
+        ay + round(y0 * ppm) : ay + round(y1 * ppm), ax + round(x0 * ppm) : ax + round(x1 * ppm)
+    ]
+    if panel.size == 0 or panel.shape[0] < 6 or panel.shape[1] < 20:
+        return None
+    gray = panel.min(axis=2) if panel.ndim == 3 else panel
+    if float(gray.std()) < 12:
+        return None  # blank (value 0 shows a dash, which is not a pip) or washed out
+    _, ink = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    area = math.pi * (PIP_RADIUS_MM * ppm) ** 2
+    pips = 0
+    for k in range(1, n):
+        _, _, w, h, a = stats[k]
+        if 0.35 * area <= a <= 2.0 * area and 0.5 <= w / max(h, 1) <= 2.0:
+            pips += 1
+        elif a > 2.0 * area:
+            return None  # merged blobs or a dash: do not guess
+    return pips if 1 <= pips <= 7 else None
+
+
 @dataclass(frozen=True, slots=True)
 class _Located:
     center_mm: tuple[float, float]
@@ -150,12 +194,20 @@ class StripNamer:
             cv2.resize(deck.strip(cid), (w, full_h), interpolation=cv2.INTER_AREA)
             for cid in CARD_IDS
         ]
-        self._refs = np.stack([_descriptor(s[:h]) for s in refs])  # (56, D)
+        self._refs = np.ascontiguousarray(np.stack([_descriptor(s[:h]) for s in refs]))
         lw, lh = round(CARD_W_MM * LOCATE_PX_PER_MM), round(INDEX_STRIP_MM * LOCATE_PX_PER_MM)
         small = [cv2.resize(s, (lw, lh), interpolation=cv2.INTER_AREA) for s in refs]
         up = np.mean(np.stack([_whiteness(s) for s in small]), axis=0).astype(np.float32)
         self._locators = ((False, up), (True, np.ascontiguousarray(up[::-1, ::-1])))
         self._templates = [self._norm(s[:h]) for s in refs]
+        gx0, gx1 = (round(v * DESC_PX_PER_MM) for v in GLYPH_MM)
+        # one silhouette per ingredient (value 0's strip: the glyph is the same for all values)
+        self._glyphs = np.stack(
+            [
+                _unit(_whiteness(np.ascontiguousarray(refs[k * 8][:h, gx0:gx1]))).reshape(h, -1)
+                for k in range(len(CARD_IDS) // 8)
+            ]
+        )
 
     def name_boxes(
         self,
@@ -164,53 +216,104 @@ class StripNamer:
         boxes_mm: Sequence[tuple[float, float, float, float]],
     ) -> list[Naming | None]:
         """Name the strips the detector boxed (x0, y0, x1, y1 on the table plane, mm)."""
-        out: list[Naming | None] = []
-        for box in boxes_mm:
-            loc = self._locate(image, cal, box)
-            out.append(None if loc is None else self._name(image, cal, loc))
-        return out
-
-    def _name(self, image: np.ndarray, cal: TableCalibration, loc: _Located) -> Naming:
-        """Rank all 56 cards in both orientations on the located crop, then let the best few
-        find their own best alignment in a slightly larger patch: a strip a few tenths of a
-        millimetre off (lens distortion, a coarse locator) no longer loses to a neighbour."""
+        located = [self._locate(image, cal, box) for box in boxes_mm]
         w, h = _desc_size()
         mx, my = round(REFINE_X_MM * DESC_PX_PER_MM), round(REFINE_Y_MM * DESC_PX_PER_MM)
-        patch = self._sample(image, cal, loc, REFINE_X_MM, REFINE_Y_MM)
-        patches = {False: patch, True: np.ascontiguousarray(patch[::-1, ::-1])}
+        patches: list[tuple[np.ndarray, np.ndarray]] = []
+        for loc in located:
+            if loc is not None:
+                patch = self._sample(image, cal, loc, REFINE_X_MM, REFINE_Y_MM)
+                patches.append((patch, np.ascontiguousarray(patch[::-1, ::-1])))
+        if not patches:
+            return [None] * len(located)
         # the upright strip's top band sits at (mx, my) in the unflipped patch; turned 180
         # degrees, the strip's top is at the same offset from the other end
-        full_h = round(INDEX_STRIP_MM * DESC_PX_PER_MM)
-        coarse = []
-        for flipped, p in patches.items():
-            crop = p[my : my + h, mx : mx + w]
-            scores = self._refs @ _descriptor(crop)
-            coarse.extend((float(sc), flipped, i) for i, sc in enumerate(scores))
-        coarse.sort(reverse=True)
-        refined: dict[int, tuple[float, bool]] = {}
-        for _, flipped, i in coarse[:REFINE_TOP]:
-            score = float(
-                cv2.minMaxLoc(
-                    cv2.matchTemplate(
-                        self._norm(patches[flipped]), self._templates[i], cv2.TM_CCOEFF_NORMED
-                    )
-                )[1]
-            )
+        descs = np.stack(
+            [_descriptor(p[my : my + h, mx : mx + w]) for pair in patches for p in pair]
+        )
+        scores = (descs @ self._refs.T).reshape(len(patches), 2, len(CARD_IDS))  # one product
+        out: list[Naming | None] = []
+        k = 0
+        for loc in located:
+            if loc is None:
+                out.append(None)
+                continue
+            out.append(self._name(loc, patches[k], scores[k]))
+            k += 1
+        return out
+
+    def _name(
+        self, loc: _Located, patches: tuple[np.ndarray, np.ndarray], scores: np.ndarray
+    ) -> Naming:
+        """Rank all 56 cards in both orientations on the located crop (`scores`), then let the
+        best few find their own best alignment in the slightly larger patch: a strip a few
+        tenths of a millimetre off (lens distortion, a coarse locator) no longer loses to a
+        neighbour."""
+        top = np.argsort(scores, axis=None)[::-1][:REFINE_TOP]
+        normed: dict[int, np.ndarray] = {}
+        refined: dict[int, tuple[float, int, tuple[int, int]]] = {}
+
+        def refine(i: int, o: int) -> None:
+            if o not in normed:
+                normed[o] = self._norm(patches[o])
+            res = cv2.matchTemplate(normed[o], self._templates[i], cv2.TM_CCOEFF_NORMED)
+            _, score, _, at = cv2.minMaxLoc(res)
             if i not in refined or score > refined[i][0]:
-                refined[i] = (score, flipped)
-        ranked = sorted(refined.items(), key=lambda kv: kv[1][0], reverse=True)
-        (i1, (s1, flipped)) = ranked[0]
-        (i2, (s2, _)) = ranked[1] if len(ranked) > 1 else (i1, (-1.0, False))
-        del full_h
+                refined[i] = (float(score), o, at)
+
+        for flat in top:
+            refine(*reversed(divmod(int(flat), len(CARD_IDS))))
+        best = max(refined, key=lambda i: refined[i][0])
+        s_best, o_best, at = refined[best]
+        # the value again, counted: pips are what blur and JPEG leave readable longest
+        pips = count_pips(patches[o_best], at)
+        # the ingredient again, by shape alone: warm light pulls yellow, orange and red
+        # together, the glyph's silhouette stays
+        shape = self._shape_ingredient(patches[o_best], at)
+        if shape is not None and shape != best // 8:
+            alt = shape * 8 + best % 8
+            refine(alt, o_best)
+            if refined[alt][0] >= s_best - SHAPE_OVERRIDE:
+                best = alt
+                s_best = refined[alt][0]
+        ingredient_base = best - best % 8
+        if pips is not None and pips != best % 8:
+            alt = ingredient_base + pips
+            refine(alt, o_best)
+            if refined[alt][0] >= s_best - PIP_OVERRIDE:
+                best = alt
+        ranked = sorted(refined, key=lambda i: refined[i][0], reverse=True)
+        s1, o1, _ = refined[best]
+        runner = next((i for i in ranked if i != best), best)
+        s2 = refined[runner][0] if runner != best else -1.0
+        margin = s1 - s2
+        if pips is not None:
+            margin = max(margin, PIP_AGREE_MARGIN) if pips == best % 8 else min(margin, 0.0)
         return Naming(
-            card=CARD_IDS[i1],
+            card=CARD_IDS[best],
             score=s1,
-            margin=s1 - s2,
-            runner_up=CARD_IDS[i2],
-            flipped=flipped,
+            margin=margin,
+            runner_up=CARD_IDS[runner],
+            flipped=o1 == 1,
             angle_deg=loc.angle_deg,
             center_mm=loc.center_mm,
         )
+
+    def _shape_ingredient(self, patch: np.ndarray, at: tuple[int, int]) -> int | None:
+        """Ingredient whose glyph silhouette (in whiteness, colour-blind) fits best, when it
+        fits clearly better than the others; None when unsure."""
+        x0, x1 = (round(v * DESC_PX_PER_MM) for v in GLYPH_MM)
+        h = self._glyphs.shape[1]
+        ax, ay = at
+        crop = patch[ay : ay + h, ax + x0 : ax + x1]
+        if crop.shape[:2] != self._glyphs.shape[1:3]:
+            return None
+        vec = _unit(_whiteness(np.ascontiguousarray(crop)))
+        scores = self._glyphs.reshape(len(self._glyphs), -1) @ vec
+        order = np.argsort(scores)[::-1]
+        if scores[order[0]] - scores[order[1]] < SHAPE_MARGIN:
+            return None
+        return int(order[0])
 
     @staticmethod
     def _norm(img: np.ndarray) -> np.ndarray:
