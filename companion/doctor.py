@@ -185,6 +185,22 @@ def probe_camera(
     )
 
 
+def _camera_advice(source: str, error: str) -> str:
+    if "not installed" in error:
+        return "run the install script (hardware/pi/install.sh), which sets this up"
+    if source == "picamera":
+        return (
+            "check the ribbon cable (seated, contacts the right way round), that no other "
+            "program holds the camera (`rpicam-hello --list-cameras` lists it), then reboot"
+        )
+    if source.startswith("usb:"):
+        return (
+            "plug the webcam in (a powered USB port), close programs using it, try another "
+            "number (`ls /dev/video*`: usb:0, usb:1...)"
+        )
+    return "check that the recording or folder plays (a video player, an image viewer)"
+
+
 def check_camera(probe: CameraProbe) -> Check:
     value: dict[str, Any] = {
         "source": probe.source,
@@ -199,8 +215,7 @@ def check_camera(probe: CameraProbe) -> Check:
             "camera",
             FAIL,
             f"{probe.source}: {probe.error or 'no frame'}",
-            "check the ribbon cable (contacts towards the board on a Pi 5), that no other "
-            "program holds the camera (`rpicam-hello --list-cameras`), then reboot",
+            _camera_advice(probe.source, probe.error or ""),
             value,
         )
     h, w = probe.frame.image.shape[:2]

@@ -47,6 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    # The doctor reports a camera that does not open itself; OpenCV's own log would bury it.
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     from companion.camera import open_source
     from companion.doctor import exit_code, run_checks
     from companion.errors import BadInputError
