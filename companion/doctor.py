@@ -223,7 +223,7 @@ def check_camera(probe: CameraProbe) -> Check:
     fps = probe.fps
     rate = f"{fps:.1f} fps" if fps is not None else "1 frame"
     msg = f"{probe.source}: {w}x{h}, {rate} ({probe.frames} frames in {probe.seconds:.1f} s)"
-    if probe.stalled:
+    if probe.stalled or probe.error:
         return Check(
             "camera",
             WARN,

@@ -235,6 +235,18 @@ def test_camera_that_stops_midway_is_a_warning() -> None:
     assert "after 3 frames" in check.message
 
 
+def test_camera_that_errors_midway_is_a_warning() -> None:
+    class Failing(StalledSource):
+        def read(self) -> Frame | None:
+            if self._n >= self.frames:
+                raise CameraError("camera stalled-camera delivered no frame")
+            return super().read()
+
+    check = doctor.check_camera(doctor.probe_camera(Failing(frames=2), timeout=0.5))
+    assert check.status == WARN
+    assert "delivered no frame" in check.message
+
+
 def test_camera_that_does_not_open_fails_with_its_message() -> None:
     check = doctor.check_camera(doctor.probe_camera(StalledSource(fail_open=True), 0.5))
     assert check.status == FAIL
