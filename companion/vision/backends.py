@@ -178,7 +178,9 @@ def load_model(
     name: str = MODEL_NAME,
 ) -> StripModel:
     """The strip detector on the requested backend, or the best one whose files exist."""
-    threads = threads or min(4, os.cpu_count() or 1)
+    # one core is left to the camera and the UI: NCNN with as many threads as cores slows
+    # twenty-fold when anything else runs (measured here: 128 ms with 1 thread, ~3 s with 2)
+    threads = threads or max(1, min(4, (os.cpu_count() or 2) - 1))
     order = (backend,) if backend else preferred_backends()
     for b in order:
         if b not in BACKENDS:
