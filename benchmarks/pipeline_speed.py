@@ -48,7 +48,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from detect_latency import PI5_REFERENCE_NCNN_MS, _reference, reference_models  # noqa: E402
+from detect_latency import (  # noqa: E402
+    PI5_REFERENCE_NCNN_MS,
+    _reference,
+    reference_models,
+    time_ms,
+)
 
 PI5_PUBLISHED_MS = {"ncnn": PI5_REFERENCE_NCNN_MS, "onnx": 168.0, "torch": 405.0}
 """ultralytics Raspberry Pi guide: YOLO11n at 640 on a Pi 5, by export format."""
@@ -225,7 +230,7 @@ def main() -> int:
     refs = reference_models()
     ref = _reference(model.backend, refs[model.backend], threads)
     square = np.full((640, 640, 3), 114, np.uint8)
-    ref_ms = _median_ms(lambda: ref(square), args.repeat)
+    ref_ms = time_ms(lambda: ref(square), args.repeat)
     published = PI5_PUBLISHED_MS[model.backend]
     scale = published / ref_ms
 
@@ -295,17 +300,6 @@ def _settle_delays(
         f"Pi 5 projection {statistics.median(pi):.0f} ms "
         f"(settled = first still frame after the motion that placed the card)"
     )
-
-
-def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
-    fn()
-    fn()
-    samples = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t) * 1000)
-    return statistics.median(samples)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from companion.deck.palette import INGREDIENT_LABELS
+
 LANGUAGES: Final[tuple[str, ...]] = ("en", "fr")
 
 STRINGS: Final[dict[str, dict[str, str]]] = {
@@ -191,24 +193,8 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
 
 INGREDIENT_NAMES: Final[dict[str, dict[str, str]]] = {
     # The French rulebook keeps the Japanese names (with a gloss: Ajitama/Œufs...).
-    "en": {
-        "ajitama": "Ajitama",
-        "chashu": "Chashu",
-        "kamaboko": "Kamaboko",
-        "menma": "Menma",
-        "negi": "Negi",
-        "nori": "Nori",
-        "shiitake": "Shiitake",
-    },
-    "fr": {
-        "ajitama": "Ajitama",
-        "chashu": "Chashu",
-        "kamaboko": "Kamaboko",
-        "menma": "Menma",
-        "negi": "Negi",
-        "nori": "Nori",
-        "shiitake": "Shiitake",
-    },
+    "en": dict(INGREDIENT_LABELS),
+    "fr": dict(INGREDIENT_LABELS),
 }
 
 
