@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Final
 
@@ -41,6 +41,7 @@ MIN_SCORE: Final = 0.2
 REFINE_X_MM: Final = 2.5
 REFINE_Y_MM: Final = 2.0
 """How far the best candidates may shift to find their own alignment."""
+SKEW_RETRIES_DEG: Final = (-8.0, -4.0, 4.0, 8.0)
 REFINE_TOP: Final = 4
 """Candidates (card and orientation) re-scored at their best alignment."""
 PIP_OVERRIDE: Final = 0.08
@@ -200,6 +201,7 @@ class StripNamer:
         up = np.mean(np.stack([_whiteness(s) for s in small]), axis=0).astype(np.float32)
         self._locators = ((False, up), (True, np.ascontiguousarray(up[::-1, ::-1])))
         self._templates = [self._norm(s[:h]) for s in refs]
+        self._generic = np.mean(np.stack(self._templates), axis=0).astype(np.float32)
         gx0, gx1 = (round(v * DESC_PX_PER_MM) for v in GLYPH_MM)
         # one silhouette per ingredient (value 0's strip: the glyph is the same for all values)
         self._glyphs = np.stack(
@@ -216,30 +218,40 @@ class StripNamer:
         boxes_mm: Sequence[tuple[float, float, float, float]],
     ) -> list[Naming | None]:
         """Name the strips the detector boxed (x0, y0, x1, y1 on the table plane, mm)."""
-        located = [self._locate(image, cal, box) for box in boxes_mm]
-        w, h = _desc_size()
-        mx, my = round(REFINE_X_MM * DESC_PX_PER_MM), round(REFINE_Y_MM * DESC_PX_PER_MM)
-        patches: list[tuple[np.ndarray, np.ndarray]] = []
-        for loc in located:
-            if loc is not None:
-                patch = self._sample(image, cal, loc, REFINE_X_MM, REFINE_Y_MM)
-                patches.append((patch, np.ascontiguousarray(patch[::-1, ::-1])))
-        if not patches:
-            return [None] * len(located)
-        # the upright strip's top band sits at (mx, my) in the unflipped patch; turned 180
-        # degrees, the strip's top is at the same offset from the other end
-        descs = np.stack(
-            [_descriptor(p[my : my + h, mx : mx + w]) for pair in patches for p in pair]
-        )
-        scores = (descs @ self._refs.T).reshape(len(patches), 2, len(CARD_IDS))  # one product
-        out: list[Naming | None] = []
-        k = 0
-        for loc in located:
+        # turned cards (boxes not clearly wider than tall) get their skew re-tried either
+        # side: edge directions are least sure there, and a strip 2 degrees off loses its ends
+        variants: list[tuple[int, _Located]] = []
+        for k, box in enumerate(boxes_mm):
+            loc = self._locate(image, cal, box)
             if loc is None:
-                out.append(None)
                 continue
-            out.append(self._name(loc, patches[k], scores[k]))
-            k += 1
+            variants.append((k, loc))
+            if box[3] - box[1] > 0.5 * (box[2] - box[0]):
+                for d in SKEW_RETRIES_DEG:
+                    variants.append((k, replace(loc, angle_deg=loc.angle_deg + d)))
+        out: list[Naming | None] = [None] * len(boxes_mm)
+        if not variants:
+            return out
+        w, h = _desc_size()
+        patches = []
+        crops = []
+        for _, loc in variants:
+            patch = self._sample(image, cal, loc, REFINE_X_MM, REFINE_Y_MM)
+            pair = (patch, np.ascontiguousarray(patch[::-1, ::-1]))
+            patches.append(pair)
+            for p in pair:
+                # align on what every strip shares (panels, band) before comparing cards:
+                # a partly covered strip pulls the locator off by a millimetre or two
+                res = cv2.matchTemplate(self._norm(p), self._generic, cv2.TM_CCOEFF_NORMED)
+                ax, ay = cv2.minMaxLoc(res)[3]
+                crops.append(p[ay : ay + h, ax : ax + w])
+        descs = np.stack([_descriptor(c) for c in crops])
+        scores = (descs @ self._refs.T).reshape(len(patches), 2, len(CARD_IDS))  # one product
+        for (k, loc), pair, sc in zip(variants, patches, scores, strict=True):
+            naming = self._name(loc, pair, sc)
+            best = out[k]
+            if best is None or naming.score > best.score:
+                out[k] = naming
         return out
 
     def _name(
