@@ -49,8 +49,10 @@ def run(args: argparse.Namespace) -> int:
         record = json.loads(record_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise BadInputError(f"{record_path} is not valid JSON: {exc}") from None
-    if not args.headless and sys.platform.startswith("linux") and not (
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    if (
+        not args.headless
+        and sys.platform.startswith("linux")
+        and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     ):
         print("demo: no display here, so running headless (events and scoreboard below)")
         args.headless = True
