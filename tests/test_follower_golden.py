@@ -9,17 +9,22 @@ import pytest
 
 from companion.rules.simulate import Record, simulate
 from companion.tracking.follower import GameFollower
-from companion.tracking.replay import frames, scan_steps, table_steps
+from companion.tracking.replay import ReplayStep, frames, scan_steps, table_steps
 from companion.tracking.settle import TableSettler
 
 MODES = ("solo", "2p", "3p", "4p")
 SEEDS = (0, 1, 2)
 
 
-def follow(record: Record, scan: bool = False) -> tuple[GameFollower, int, int]:
+def follow(
+    record: Record, scan: bool = False, discard: bool = False
+) -> tuple[GameFollower, int, int]:
     """Play the record's camera frames through settler and follower; (follower, commits,
-    steps)."""
+    steps). `discard`: the players sweep the unserved bowls away before scanning."""
     steps = table_steps(record)
+    if discard:
+        rest = tuple((c, r) for c, r in steps[-1].table if not r.startswith("bowl-"))
+        steps.append(ReplayStep(rest, "discard", len(record.turns), None))
     if scan:
         steps += scan_steps(record, steps[-1].table)
     settler = TableSettler()
@@ -89,16 +94,23 @@ def test_bowl_ready_fires_once_at_the_play_that_made_it_ready(mode: str) -> None
         assert events[i]["sum"] >= 14 or events[i]["types"] == 7
 
 
+@pytest.mark.parametrize("discard", [False, True], ids=["bowls-left", "bowls-swept"])
 @pytest.mark.parametrize("mode", MODES)
-def test_end_game_scan_matches_what_was_served(mode: str) -> None:
+def test_end_game_scan_matches_what_was_served(mode: str, discard: bool) -> None:
+    """Sweeping the unserved bowls away after the last card is the rulebook's discard, not a
+    bowl taken before it was ready: no warning, and game_over still names them."""
     record = simulate(mode, 3)
-    follower, _, _ = follow(record, scan=True)
+    follower, _, _ = follow(record, scan=True, discard=discard)
     assert of(follower, "scan_mismatch") == []
     assert of(follower, "rule_warning") == []
     scanned = of(follower, "pile_scanned")
     assert len(scanned) == sum(len(t.served) for t in record.turns)
     assert all(e["index"] is not None for e in scanned)
     assert follower.view().final == record.final.to_json()
+    unserved = of(follower, "game_over")[0]["unserved"]
+    assert sorted(c for cards in unserved.values() for c in cards) == sorted(
+        c for c, r in table_steps(record)[-1].table if r.startswith("bowl-")
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)

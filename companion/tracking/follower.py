@@ -109,6 +109,9 @@ class _Game:
     bowls: dict[str, list[str]] = field(default_factory=lambda: {b: [] for b in BOWLS})
     leaving: dict[str, set[str]] = field(default_factory=lambda: {b: set() for b in BOWLS})
     """Cards of a ready bowl already picked up (a serve in progress)."""
+    hidden: dict[str, set[str]] = field(default_factory=lambda: {b: set() for b in BOWLS})
+    """Cards no longer seen while the rest of their bowl stays: covered by a card laid too
+    low, or misread. Cards stay in a bowl until it is served, so they still count."""
     vanished: dict[str, tuple[str, int]] = field(default_factory=dict)
     """Cards that left a bowl unserved -> (bowl, position), restored if they come back."""
     ready: dict[str, tuple[str, int, int]] = field(default_factory=dict)
@@ -118,6 +121,8 @@ class _Game:
     pending: list[str] = field(default_factory=list)
     """Turn steps seen early (`take`, `refill`), applied when the turn reaches them."""
     missed_refills: int = 0
+    late_takes: int = 0
+    """Turns that ended on the next player's play before their Fridge take was seen."""
     scan: list[str] = field(default_factory=list)
     scan_accum: list[str] = field(default_factory=list)
     scans: list[_Scan] = field(default_factory=list)
@@ -189,7 +194,20 @@ class _Game:
                     tokens.append(("play", card, region))
                 else:
                     clears.setdefault(region, []).append(card)
-        tokens += [("clear", b, tuple(cs)) for b, cs in clears.items()]
+        # a ready bowl emptied in the same settled change as a new card landed in it was served
+        # first: no card joins a bowl that is being served
+        serves = [
+            ("clear", b, tuple(cs))
+            for b, cs in clears.items()
+            if b in self.ready and set(cs) | self.leaving[b] | self.hidden[b] >= set(self.bowls[b])
+        ]
+        for tok in serves:
+            self.clear(tok[1], tok[2])
+        tokens += [
+            ("clear", b, tuple(cs))
+            for b, cs in clears.items()
+            if ("clear", b, tuple(cs)) not in serves
+        ]
         canonical = ("play", "clear", "take", "refill")
         while tokens:
             expected = self.expected()
@@ -306,6 +324,11 @@ class _Game:
         if card in self.leaving[bowl]:
             self.leaving[bowl].discard(card)
             return
+        if card in self.hidden[bowl]:
+            self.hidden[bowl].discard(card)
+            return
+        for other in BOWLS:
+            self.hidden[other].discard(card)
         where = self.locate(card)
         if where == bowl:
             return
@@ -326,9 +349,15 @@ class _Game:
             self.warn("Refill the Fridge before the next player plays.")
             self.missed_refills += 1
             self.after_refill()
-        elif self.tphase == _FRIDGE_DRAW:
-            self.warn("Take a second Fridge card before the next turn (the deck is empty).")
-            self.end_turn()
+        elif self.tphase in (_TAKE, _FRIDGE_DRAW) and self.late_takes == 0:
+            # the next player's first card, before this player's Fridge take settled (a hand
+            # over the Fridge): the take is accounted now and accepted quietly when it shows
+            while self.tphase in (_TAKE, _FRIDGE_DRAW):  # twice when the deck is empty
+                self.late_takes += 1
+                self.take_acct()
+            if self.tphase == _REFILL:
+                self.missed_refills += 1
+                self.after_refill()
         elif self.tphase == _TAKE:
             self.warn(f"A third card this turn went into {_label(bowl)}: only two per turn.")
             self.bowls[bowl].append(card)
@@ -352,21 +381,31 @@ class _Game:
             self.after_plays()
 
     def clear(self, bowl: str, cards: tuple[str, ...]) -> None:
-        removed = [c for c in cards if c in self.bowls[bowl] and c not in self.leaving[bowl]]
+        unseen = self.leaving[bowl] | self.hidden[bowl]
+        removed = [c for c in cards if c in self.bowls[bowl] and c not in unseen]
         if not removed:
             return
         if bowl in self.ready:
             self.leaving[bowl].update(removed)
-            if self.leaving[bowl] >= set(self.bowls[bowl]):
+            if self.leaving[bowl] | self.hidden[bowl] >= set(self.bowls[bowl]):
                 self.serve(bowl)
             return
-        if set(removed) >= set(self.bowls[bowl]) - self.leaving[bowl]:
-            self.warn(f"{_label(bowl)} was taken away but it was not ready.")
-        else:
-            self.warn(f"A card left {_label(bowl)}: cards stay in a bowl until it is served.")
-        for c in removed:
+        if self.all_played:
+            # unserved bowls are discarded at the end (rulebook): kept for finish() to report
+            self.hidden[bowl].update(removed)
+            return
+        if not set(removed) | unseen >= set(self.bowls[bowl]):
+            self.hidden[bowl].update(removed)
+            self.warn(
+                f"I can't see {', '.join(removed)} in {_label(bowl)} any more: "
+                "keep the top strip of every card showing."
+            )
+            return
+        self.warn(f"{_label(bowl)} was taken away but it was not ready.")
+        for c in list(self.bowls[bowl]):
             self.vanished[c] = (bowl, self.bowls[bowl].index(c))
             self.bowls[bowl].remove(c)
+        self.hidden[bowl] = set()
         self.check_ready(bowl)
 
     def serve(self, bowl: str) -> None:
@@ -381,6 +420,7 @@ class _Game:
         self.gone.update(cards)
         self.bowls[bowl] = []
         self.leaving[bowl] = set()
+        self.hidden[bowl] = set()
         if this_turn:
             self.served_this_turn.add(bowl)
         if early:
@@ -401,7 +441,9 @@ class _Game:
         self.fridge.remove(card)
         if self.phase == "setup":
             return
-        if self.tphase == _PLAY:
+        if self.late_takes > 0:
+            self.late_takes -= 1
+        elif self.tphase == _PLAY:
             self.warn("Play your cards before taking from the Fridge.")
             self.pending.append("take")
         elif self.tphase in (_TAKE, _FRIDGE_DRAW):
@@ -529,6 +571,7 @@ class _Game:
         self.unserved = {b: tuple(c) for b, c in self.bowls.items() if c}
         self.bowls = {b: [] for b in BOWLS}
         self.leaving = {b: set() for b in BOWLS}
+        self.hidden = {b: set() for b in BOWLS}
         self.ready = {}
         self.score()
 
