@@ -307,6 +307,25 @@ def test_finish_discards_unserved_bowls() -> None:
     assert all(b.cards == () for b in v.bowls)
 
 
+def test_bowls_swept_as_the_first_pile_is_spread_are_the_end_game_discard() -> None:
+    """Players clear the table and spread the first served pile in one go (the camera sees
+    one change): scoring has begun, so the bowls were discarded, not taken unready."""
+    tb = Table()
+    tb.first_turns()
+    tb.play("shiitake-3", "bowl-3")
+    del tb.cards["nori-0"], tb.cards["chashu-1"], tb.cards["shiitake-3"]
+    tb.cards.update({"menma-7": "scan", "negi-7": "scan"})
+    out = tb.commit()
+    assert kinds(out, "rule_warning") == []
+    assert [e["phase"] for e in kinds(out, "phase")] == ["scoring"]
+    over = kinds(tb.f.finish(), "game_over")[0]
+    assert sorted(c for cs in over["unserved"].values() for c in cs) == [
+        "chashu-1",
+        "nori-0",
+        "shiitake-3",
+    ]
+
+
 def test_rebuild_after_corrections_gives_the_same_view() -> None:
     tb = Table()
     tb.first_turns()

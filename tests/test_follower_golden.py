@@ -17,16 +17,17 @@ SEEDS = (0, 1, 2)
 
 
 def follow(
-    record: Record, scan: bool = False, discard: bool = False
+    record: Record, scan: bool = False, discard: str = "left"
 ) -> tuple[GameFollower, int, int]:
     """Play the record's camera frames through settler and follower; (follower, commits,
-    steps). `discard`: the players sweep the unserved bowls away before scanning."""
+    steps). `discard`: the unserved bowls are `left` on the table while scanning, `swept`
+    away before it, or swept in the same change as the first pile is spread (`with-pile`)."""
     steps = table_steps(record)
-    if discard:
-        rest = tuple((c, r) for c, r in steps[-1].table if not r.startswith("bowl-"))
+    rest = tuple((c, r) for c, r in steps[-1].table if not r.startswith("bowl-"))
+    if discard == "swept":
         steps.append(ReplayStep(rest, "discard", len(record.turns), None))
     if scan:
-        steps += scan_steps(record, steps[-1].table)
+        steps += scan_steps(record, steps[-1].table if discard == "left" else rest)
     settler = TableSettler()
     follower = GameFollower(record.mode, record.players)
     commits = 0
@@ -94,9 +95,9 @@ def test_bowl_ready_fires_once_at_the_play_that_made_it_ready(mode: str) -> None
         assert events[i]["sum"] >= 14 or events[i]["types"] == 7
 
 
-@pytest.mark.parametrize("discard", [False, True], ids=["bowls-left", "bowls-swept"])
+@pytest.mark.parametrize("discard", ["left", "swept", "with-pile"])
 @pytest.mark.parametrize("mode", MODES)
-def test_end_game_scan_matches_what_was_served(mode: str, discard: bool) -> None:
+def test_end_game_scan_matches_what_was_served(mode: str, discard: str) -> None:
     """Sweeping the unserved bowls away after the last card is the rulebook's discard, not a
     bowl taken before it was ready: no warning, and game_over still names them."""
     record = simulate(mode, 3)

@@ -179,6 +179,10 @@ class _Game:
         if not obs or self.phase == "over":
             return self.out
         self.t = float(obs[0].get("t", self.t))
+        if any(ev["region"] == _SCAN and ev["type"] == "card_added" for ev in obs):
+            # the first pile spread for scoring: bowls swept away in the same change are the
+            # end-of-game discard, not bowls taken before they were ready
+            self.begin_scoring()
         tokens: list[tuple[str, str, Any]] = []
         clears: dict[str, list[str]] = {}
         for ev in obs:
