@@ -48,16 +48,30 @@ def detector(backend: str | None = None):
 
 @pytest.mark.parametrize("frame", FRAMES, ids=lambda p: p.stem)
 def test_golden_frames_are_read(frame):
+    """Frames with no hand over the table: nearly every card. table-0 has two arms across the
+    table, warm light and a held-out table cloth (the hard slice: recall 0.90 there, measured
+    by benchmarks/eval_detector.py --hard): at least half of its cards, and nothing invented."""
     t = truth(frame)
     reading = detector().detect(cv2.imread(str(frame)))
     assert reading.calibrated
     got = {r.card: r for r in reading.cards}
     must = must_read(t)
     found = set(got) & set(must)
-    assert len(found) >= 0.85 * len(must), f"missed {sorted(set(must) - set(got))}"
-    assert len(set(got) - on_table(t)) <= 1, f"invented {sorted(set(got) - on_table(t))}"
+    share = 0.5 if t["hands"] else 0.9
+    assert len(found) >= share * len(must), f"missed {sorted(set(must) - set(got))}"
+    assert set(got) <= on_table(t), f"invented {sorted(set(got) - on_table(t))}"
     for cid in found:
         assert got[cid].region == must[cid]["region"], cid
+
+
+def test_golden_frames_together_read_most_cards():
+    found = must = 0
+    for frame in FRAMES:
+        t = truth(frame)
+        got = {r.card for r in detector().detect(cv2.imread(str(frame))).cards}
+        found += len(got & set(must_read(t)))
+        must += len(must_read(t))
+    assert found >= 0.9 * must, f"{found} of {must}"
 
 
 def test_full_cards_in_the_fridge_are_all_right():

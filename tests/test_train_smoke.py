@@ -29,6 +29,12 @@ def test_train_renders_trains_exports_and_the_model_loads(tmp_path):
             str(tmp_path / "run"),
             "--export-to",
             str(models),
+            "--names-frames",
+            "4",
+            "--names-budget-minutes",
+            "0.2",
+            "--names-epochs",
+            "1",
         ],
         capture_output=True,
         text=True,
@@ -46,3 +52,11 @@ def test_train_renders_trains_exports_and_the_model_loads(tmp_path):
         model = load_model(backend, models)
         dets = model.predict(np.full((440, 780, 3), 128, np.uint8))
         assert dets.xyxy.shape[1] == 4, backend
+
+    from companion.vision.strip_classifier import load_classifier
+
+    classifier = load_classifier(models)
+    assert classifier is not None
+    probs = classifier.probabilities([np.full((40, 136, 3), 200, np.uint8)] * 3)
+    assert probs.shape == (3, 56)
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-3)

@@ -15,11 +15,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         NAME,
         help="render data, train, evaluate and export the card detector",
-        description="Render a training set from seeds (companion render), train YOLO11n from "
-        "scratch with ultralytics on the CPU within a time budget, and export PyTorch, ONNX and "
-        "NCNN models to models/. Resumable: re-running continues an interrupted run. "
-        "With --deck, the same for an enrolled deck (naming needs no training: it matches the "
-        "deck's own faces).",
+        description="Render a training set from seeds (companion render), train the YOLO11n "
+        "strip detector from scratch with ultralytics on the CPU within a time budget and export "
+        "PyTorch, ONNX and NCNN models to models/; then render strip crops and train the "
+        "YOLO11n-cls "
+        "strip classifier (56 cards) the same way. Resumable: re-running continues an interrupted "
+        "run. With --deck, the same for an enrolled deck; its classifier goes into the deck "
+        "folder. An enrolled deck is named at once without training (matching its own faces); "
+        "the classifier makes the names surer.",
     )
     p.add_argument("--deck", type=Path, help="deck folder from `companion deck enroll`")
     p.add_argument(
@@ -47,6 +50,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="where the final models are written (default models/)",
     )
     p.add_argument("--workers", type=int, default=d.workers, help="rendering processes")
+    p.add_argument(
+        "--names-frames",
+        type=int,
+        default=d.names_frames,
+        help=f"frames rendered for the strip classifier (default {d.names_frames}; 0 skips it)",
+    )
+    p.add_argument(
+        "--names-budget-minutes",
+        type=float,
+        default=d.names_budget_minutes,
+        help=f"strip classifier training budget (default {d.names_budget_minutes:g})",
+    )
+    p.add_argument("--names-epochs", type=int, default=d.names_epochs)
+    p.add_argument(
+        "--names-only",
+        action="store_true",
+        help="keep the strip detector; train only the strip classifier (of --deck)",
+    )
     p.set_defaults(func=run)
 
 
@@ -65,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
         epochs=args.epochs,
         export_to=args.export_to,
         workers=args.workers,
+        names_frames=args.names_frames,
+        names_budget_minutes=args.names_budget_minutes,
+        names_epochs=args.names_epochs,
+        names_only=args.names_only,
     )
     summary = run_training(cfg)
     print(json.dumps(summary, indent=2))

@@ -32,6 +32,8 @@ class Deck:
     back: np.ndarray | None = field(default=None, repr=False)
     px_per_mm: float = _DEFAULT_PPM
     meta: dict[str, Any] = field(default_factory=dict, repr=False)
+    folder: Path | None = None
+    """Where an enrolled deck lives (its strip classifier too); None for the default deck."""
 
     def face(self, card_id: str) -> np.ndarray:
         return self.faces[card_id]
@@ -89,6 +91,7 @@ def load_deck(path: Path | str | None) -> Deck:
         back=back,
         px_per_mm=float(meta.get("px_per_mm", faces[CARD_IDS[0]].shape[1] / CARD_W_MM)),
         meta=meta,
+        folder=folder,
     )
 
 

@@ -21,7 +21,7 @@ from companion.vision.backends import INPUT_SIZE, MODEL_NAME, MODELS_DIR
 class TrainConfig:
     run_dir: Path = ROOT / "runs" / "strips"
     deck: Path | None = None
-    budget_minutes: float = 60.0
+    budget_minutes: float = 55.0
     """Wall-clock budget for training itself (rendering and export are extra, printed apart)."""
     frames: int = 600
     """Camera frames rendered; each gives several 320 px crops of the top-down view."""
@@ -35,6 +35,14 @@ class TrainConfig:
     threads: int = 2
     workers: int = 1
     """Rendering processes."""
+    names_frames: int = 600
+    """Frames rendered for the strip classifier (about 20 strip crops each); 0 skips it."""
+    names_budget_minutes: float = 35.0
+    names_epochs: int = 12
+    """Upper bound only: ultralytics' `time` stretches or cuts the epochs to fit the budget."""
+    names_only: bool = False
+    """Keep the strip detector, train only the deck's strip classifier (an enrolled deck whose
+    strips the shipped detector already finds: about 40 minutes instead of 95)."""
 
 
 def render_data(cfg: TrainConfig) -> Path:
@@ -137,7 +145,38 @@ def export(best: Path, export_to: Path = MODELS_DIR, name: str = MODEL_NAME) -> 
     return out
 
 
+def train_strip_names(cfg: TrainConfig) -> dict:
+    """The strip classifier for the same deck: into models/ for the default deck, into the
+    deck folder for an enrolled one (it is that deck's own)."""
+    from companion.training.strip_names import NamesConfig, render_crops, train_names
+
+    names = NamesConfig(
+        run_dir=cfg.run_dir / "names",
+        deck=cfg.deck,
+        frames=cfg.names_frames,
+        seed=cfg.seed + 4000,
+        epochs=cfg.names_epochs,
+        budget_minutes=cfg.names_budget_minutes,
+        workers=max(1, cfg.workers),
+        threads=cfg.threads,
+    )
+    t0 = time.monotonic()
+    data = render_crops(names)
+    t_render = time.monotonic() - t0
+    out = train_names(names, data, cfg.deck or cfg.export_to)
+    return {
+        **out,
+        "render_s": round(t_render, 1),
+        "train_s": round(time.monotonic() - t0 - t_render, 1),
+    }
+
+
 def run_training(cfg: TrainConfig) -> dict:
+    if cfg.names_only:
+        cfg.run_dir.mkdir(parents=True, exist_ok=True)
+        summary = {"names": train_strip_names(cfg)}
+        (cfg.run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        return summary
     t0 = time.monotonic()
     data_yaml = render_data(cfg)
     t_render = time.monotonic() - t0
@@ -152,5 +191,7 @@ def run_training(cfg: TrainConfig) -> dict:
         "models": {k: str(v) for k, v in paths.items()},
         "config": {k: str(v) for k, v in asdict(cfg).items()},
     }
+    if cfg.names_frames > 0:
+        summary["names"] = train_strip_names(cfg)
     (cfg.run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

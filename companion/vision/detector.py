@@ -15,10 +15,11 @@ import numpy as np
 
 from companion import layout
 from companion.deck.deckdir import Deck, load_deck
-from companion.vision.backends import StripModel, load_model
-from companion.vision.calibration import TableCalibration, calibrate
+from companion.vision.backends import MODELS_DIR, StripModel, load_model
+from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
 from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
+from companion.vision.strip_classifier import StripClassifier, load_classifier
 
 MIN_CONFIDENCE = 0.3
 """Readings below this are dropped (junk boxes on distractors score low on every card)."""
@@ -70,16 +71,22 @@ class CardDetector:
         model: StripModel | None = None,
         deck: Deck | None = None,
         min_confidence: float = MIN_CONFIDENCE,
+        classifier: StripClassifier | bool | None = True,
     ) -> None:
+        """`classifier`: True = the deck's trained strip classifier when there is one (models/
+        for the default deck, the deck folder for an enrolled one); False/None = matching only."""
         self.model = model if model is not None else load_model()
-        self.namer = StripNamer(deck if deck is not None else load_deck(None))
+        deck = deck if deck is not None else load_deck(None)
+        if classifier is True:
+            classifier = load_classifier(deck.folder or MODELS_DIR)
+        self.namer = StripNamer(deck, classifier or None)
         self.min_confidence = min_confidence
 
     def detect(self, image: np.ndarray, cal: TableCalibration | None = None) -> FrameReading:
         """Read one BGR frame; `cal` = a known calibration, else markers are looked for."""
         calibrated = True
         if cal is None:
-            cal = calibrate(image)
+            cal = calibrate(image, STILL_MIN_MARKERS)
         if cal is None:
             cal, calibrated = nominal_calibration(image), False
         view = rectify(image, cal)

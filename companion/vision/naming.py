@@ -24,6 +24,7 @@ from companion.deck.deckdir import Deck
 from companion.layout import CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.calibration import TableCalibration
 from companion.vision.plane import plane_patch, scale_matrix
+from companion.vision.strip_classifier import StripClassifier
 
 LOCATE_PX_PER_MM: Final = 1.5
 """The strip is found and deskewed on a coarse patch (cheap) ..."""
@@ -32,7 +33,7 @@ DESC_PX_PER_MM: Final = 2.0
 DESC_TOP_MM: Final = 12.0
 """Only the top 12 mm of the strip are compared: the tightest cascade (12 mm) still shows them."""
 SEARCH_X_MM: Final = 5.0
-SEARCH_Y_MM: Final = 4.0
+SEARCH_Y_MM: Final = 2.5
 """How far the strip may sit from the box centre: vertically less than the tightest cascade
 offset, so the neighbouring card's strip is never taken for this one."""
 BLUR_SIGMA_MM: Final = 0.5
@@ -71,13 +72,18 @@ class Naming:
     """Counter-clockwise skew of the strip on the table plane."""
     center_mm: tuple[float, float]
     """Centre of the strip on the table plane."""
+    probability: float | None = None
+    """The strip classifier's probability of `card`, when a classifier named it."""
 
     @property
     def confidence(self) -> float:
-        """0..1 from score and margin; 0.5 at a margin of 0.04."""
+        """The classifier's probability, else 0..1 from the matching score and margin (0.5 at
+        a margin of 0.015)."""
+        if self.probability is not None:
+            return self.probability
         if self.score <= MIN_SCORE:
             return 0.0
-        return float(1.0 / (1.0 + math.exp(-(self.margin - 0.04) / 0.012)))
+        return float(1.0 / (1.0 + math.exp(-(self.margin - 0.015) / 0.006)))
 
 
 def _desc_size() -> tuple[int, int]:
@@ -93,17 +99,34 @@ colours warm light pulls together (yellow and orange) differ by too little."""
 def _descriptor(strip_top: np.ndarray) -> np.ndarray:
     """Per part and channel zero-mean, unit-variance, then unit norm per part: the dot product
     of two descriptors is the mean of the parts' normalised cross-correlations."""
-    img = cv2.GaussianBlur(strip_top.astype(np.float32), (0, 0), BLUR_SIGMA_MM * DESC_PX_PER_MM)
+    img = _white_balanced(
+        cv2.GaussianBlur(strip_top.astype(np.float32), (0, 0), BLUR_SIGMA_MM * DESC_PX_PER_MM)
+    )
     parts = []
     for x0, x1 in PARTS_MM:
         part = img[:, round(x0 * DESC_PX_PER_MM) : round(x1 * DESC_PX_PER_MM)]
-        mean, std = cv2.meanStdDev(part)
-        part = (part - mean.ravel().astype(np.float32)) / np.maximum(std.ravel(), 4.0).astype(
-            np.float32
-        )
+        part = _zero_mean_unit_var(part)
         vec = part.ravel()
         parts.append(vec / max(float(np.linalg.norm(vec)), 1e-6))
     return (np.concatenate(parts) * np.float32(1 / np.sqrt(len(parts)))).astype(np.float32)
+
+
+def _white_balanced(bgr: np.ndarray) -> np.ndarray:
+    """Each channel scaled so the strip's white panels read 255: the light's colour goes, the
+    card's colour stays (orange and gold differ by how dark their band is in green)."""
+    sample = bgr.reshape(-1, 3)
+    k = int(len(sample) * 0.97)
+    white = np.partition(sample, k, axis=0)[k].astype(np.float32)
+    return (bgr * (255.0 / np.maximum(white, 8.0))).astype(np.float32)
+
+
+def _zero_mean_unit_var(img: np.ndarray) -> np.ndarray:
+    """Per-channel zero mean, one variance for all channels: scaling each channel on its own
+    would erase the channels' relative contrast, i.e. the colour."""
+    mean = np.asarray(cv2.mean(img)[: img.shape[2]], np.float32)
+    centred = img - mean
+    std = float(np.sqrt(np.mean(centred * centred)))
+    return centred / max(std, 4.0)
 
 
 def _whiteness(bgr: np.ndarray) -> np.ndarray:
@@ -177,6 +200,30 @@ def count_pips(patch: np.ndarray, at: tuple[int, int]) -> int | None:
     return pips if 1 <= pips <= 7 else None
 
 
+CLS_TRUST: Final = 0.9
+"""When matching and classifier disagree, the classifier's card wins from this probability on."""
+
+
+def _combine(matched: Naming, probs: np.ndarray) -> Naming:
+    """Two independent readings of one crop. Agreeing, they are right 99.8 % of the time
+    (held-out frames), so the confidence is high (either may be sure); disagreeing, the kept card
+    is discounted by the other reading's certainty, so the doubt shows and the gate or the
+    tracker's vote holds it back instead of announcing it."""
+    top = int(np.argmax(probs))
+    p_top = float(probs[top])
+    t_conf = matched.confidence
+    if CARD_IDS[top] == matched.card:
+        return replace(matched, probability=1.0 - (1.0 - p_top) * (1.0 - t_conf))
+    if p_top >= CLS_TRUST:
+        return replace(
+            matched,
+            card=CARD_IDS[top],
+            runner_up=matched.card,
+            probability=p_top * (1.0 - t_conf),
+        )
+    return replace(matched, probability=float(probs[CARD_IDS.index(matched.card)]) * t_conf)
+
+
 @dataclass(frozen=True, slots=True)
 class _Located:
     center_mm: tuple[float, float]
@@ -187,8 +234,9 @@ class _Located:
 class StripNamer:
     """Names index strips for one deck."""
 
-    def __init__(self, deck: Deck) -> None:
+    def __init__(self, deck: Deck, classifier: StripClassifier | None = None) -> None:
         self.deck = deck
+        self.classifier = classifier
         w, h = _desc_size()
         full_h = round(INDEX_STRIP_MM * DESC_PX_PER_MM)
         refs = [
@@ -218,6 +266,24 @@ class StripNamer:
         boxes_mm: Sequence[tuple[float, float, float, float]],
     ) -> list[Naming | None]:
         """Name the strips the detector boxed (x0, y0, x1, y1 on the table plane, mm)."""
+        matched = self.match_boxes(image, cal, boxes_mm)
+        if self.classifier is None:
+            return [m[0] if m else None for m in matched]
+        found = [k for k, m in enumerate(matched) if m is not None]
+        probs = self.classifier.probabilities([matched[k][1] for k in found])  # type: ignore[index]
+        out: list[Naming | None] = [m[0] if m else None for m in matched]
+        for k, p in zip(found, probs, strict=True):
+            out[k] = _combine(out[k], p)  # type: ignore[arg-type]
+        return out
+
+    def match_boxes(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        boxes_mm: Sequence[tuple[float, float, float, float]],
+    ) -> list[tuple[Naming, np.ndarray] | None]:
+        """Matching against the deck alone: per box its naming and the upright strip patch
+        (REFINE margins) it was read from, or None when no strip was found in the box."""
         # turned cards (boxes not clearly wider than tall) get their skew re-tried either
         # side: edge directions are least sure there, and a strip 2 degrees off loses its ends
         variants: list[tuple[int, _Located]] = []
@@ -229,7 +295,7 @@ class StripNamer:
             if box[3] - box[1] > 0.5 * (box[2] - box[0]):
                 for d in SKEW_RETRIES_DEG:
                     variants.append((k, replace(loc, angle_deg=loc.angle_deg + d)))
-        out: list[Naming | None] = [None] * len(boxes_mm)
+        out: list[tuple[Naming, np.ndarray] | None] = [None] * len(boxes_mm)
         if not variants:
             return out
         w, h = _desc_size()
@@ -250,8 +316,8 @@ class StripNamer:
         for (k, loc), pair, sc in zip(variants, patches, scores, strict=True):
             naming = self._name(loc, pair, sc)
             best = out[k]
-            if best is None or naming.score > best.score:
-                out[k] = naming
+            if best is None or naming.score > best[0].score:
+                out[k] = (naming, pair[1 if naming.flipped else 0])
         return out
 
     def _name(
@@ -331,10 +397,7 @@ class StripNamer:
     def _norm(img: np.ndarray) -> np.ndarray:
         """Per-channel zero mean, unit variance (white balance and exposure out)."""
         f = cv2.GaussianBlur(img.astype(np.float32), (0, 0), BLUR_SIGMA_MM * DESC_PX_PER_MM)
-        mean, std = cv2.meanStdDev(f)
-        return (f - mean.ravel().astype(np.float32)) / np.maximum(std.ravel(), 4.0).astype(
-            np.float32
-        )
+        return _zero_mean_unit_var(_white_balanced(f))
 
     def _locate(
         self, image: np.ndarray, cal: TableCalibration, box: tuple[float, float, float, float]
