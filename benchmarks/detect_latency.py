@@ -138,9 +138,13 @@ def _reference(backend: str, path: Path, threads: int):
         net.load_model(str(path / "model.ncnn.bin"))
 
         def run(img):
+            # ncnn.Mat wraps without copying: the blob must outlive extract() (else segfault)
+            blob = _blob640(img)[0]
+            mat = ncnn.Mat(blob)
             ex = net.create_extractor()
-            ex.input("in0", ncnn.Mat(_blob640(img)[0]))
-            return ex.extract("out0")
+            ex.input("in0", mat)
+            _, out = ex.extract("out0")
+            return np.array(out)
 
         return run
     import torch

@@ -75,6 +75,10 @@ def main() -> int:
     ap.add_argument("--data", type=Path, help="test set folder (default runs/eval-...)")
     ap.add_argument("--models", type=Path, default=ROOT / "models")
     ap.add_argument("--no-map", action="store_true", help="skip the ultralytics mAP pass")
+    ap.add_argument(
+        "--no-classifier", action="store_true", help="name strips by matching the deck alone"
+    )
+    ap.add_argument("--min-confidence", type=float, default=None, help="reading gate")
     args = ap.parse_args()
 
     from tqdm import tqdm
@@ -86,7 +90,9 @@ def main() -> int:
     name = f"eval-{'hard' if args.hard else 'test'}-{args.frames}-{args.seed}"
     data = render_set(args.data or ROOT / "runs" / name, args.frames, args.seed, args.hard)
     model = load_model(args.backend, args.models)
-    detector = CardDetector(model, load_deck(None))
+    detector = CardDetector(model, load_deck(None), classifier=not args.no_classifier)
+    if args.min_confidence is not None:
+        detector.min_confidence = args.min_confidence
     tp = fp = fn = 0
     region_ok = region_n = 0
     frames_ok = frames_n = 0
@@ -128,7 +134,8 @@ def main() -> int:
         kinds["false reading elsewhere"] += len(wrong - misnamed)
     precision = tp / max(1, tp + fp)
     recall = tp / max(1, tp + fn)
-    print(f"\n{name}: {frames_n} frames, backend {model.backend}, models {args.models}")
+    naming = "matching only" if detector.namer.classifier is None else "matching + classifier"
+    print(f"\n{name}: {frames_n} frames, backend {model.backend}, models {args.models}, {naming}")
     print(f"card-id precision {precision:.4f}  recall {recall:.4f}  (TP {tp}, FP {fp}, FN {fn})")
     print(
         f"frames with every card right: {frames_ok / max(1, frames_n):.4f} ({frames_ok}/{frames_n})"
