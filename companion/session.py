@@ -105,6 +105,8 @@ def describe(event: Event) -> str:
         return f"{t}  turn {event['turn']}: {event['player']}"
     if kind == "rule_warning":
         return f"{t}  ! {event['message']}"
+    if kind == "card_hidden":
+        return f"{t}  ? {event['message']}"
     if kind == "game_over":
         return f"{t}  game over"
     extra = {k: v for k, v in event.items() if k not in ("t", "type", "step")}

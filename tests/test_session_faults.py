@@ -19,6 +19,9 @@ DEMO = ROOT / "companion" / "assets" / "demo"
 FIRST_FRAMES = 260
 """The opening of the demo game: setup, several turns and the first served bowl."""
 
+FOLDER_FPS = 1.0
+"""ImageFolderSource's default timing."""
+
 pytestmark = pytest.mark.slow
 
 
@@ -136,11 +139,12 @@ def test_killed_mid_game_then_resumed_loses_and_invents_nothing(opening, tmp_pat
     proc.wait()
     lines = [json.loads(x) for x in events.read_text().splitlines()]
     last_t = max(e["t"] for e in lines)
-    # the camera keeps watching the same table: resume on the frames after the kill
+    # the camera keeps watching the same table: resume on the frames after the kill (a folder
+    # is timed at one image per second, so an event's t is its frame's position)
     rest = tmp_path / "rest"
     rest.mkdir()
     for p in sorted(frames.iterdir()):
-        if int(p.stem.split("-")[1]) >= round(last_t * 4):
+        if int(p.stem.split("-")[1]) >= round(last_t * FOLDER_FPS):
             (rest / p.name).write_bytes(p.read_bytes())
     resumed = tmp_path / "resumed.jsonl"
     proc2 = subprocess.run(

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from companion import layout
-from companion.cards import parse_card
+from companion.cards import CARD_IDS, parse_card
 from companion.deck.deckdir import Deck
 from companion.errors import BadInputError
 from companion.synth.camera import (
@@ -363,8 +363,11 @@ def render_recording(
             rec.event(type="deck_draw", player=player)
         bar.update(1)
     bar.close()
-    # unserved bowls are discarded at the end (rulebook)
-    for bowl in BOWLS:
+    # unserved bowls are discarded at the end (rulebook), once every card has been played: a
+    # record cut short (a test's first turns) just ends with the camera still watching
+    played = sum(len(t.get("plays", [])) for t in record["turns"])
+    complete = played == len(CARD_IDS) - len(record.get("setup", {}).get("discarded", []))
+    for bowl in BOWLS if complete else ():
         if table.bowls[bowl]:
             before = _copy(table)
             cards = [c.card for c in table.bowls[bowl]]
@@ -391,6 +394,9 @@ def render_recording(
             for c in cards:
                 rec.event(type="card_removed", card=c, region="scan", player=who)
             rec.still(table, 0.5)
+    # the camera keeps watching after the last move: without this hold a recording cut right
+    # after a quick serve-take-draw never shows the settled table (a live camera would)
+    rec.still(table, 2.0)
     rec.event(
         type="game_over",
         scores=record.get("final", {}).get("scores"),

@@ -4,11 +4,11 @@ Event sourcing. The follower's inputs are themselves events: what the camera com
 (`card_added` / `card_removed`, one *step* per settled change), the UI's commands (`begin_scoring`,
 `scan_pile`, `resolve_scan`, `finish`) and corrections (`correction_card`,
 `correction_reassign`, `correction_undo`). Everything else (`turn`, `bowl_ready`, `bowl_served`,
-`rule_warning`, `pile_scanned`, `scan_mismatch`, `all_played`, `phase`, `game_over`) is derived
-from the inputs by `_Game`, a deterministic interpreter. A correction re-derives the whole game
-from the input list (nothing is patched in place), and `GameFollower.from_events` rebuilds a
-follower from a logged list after a power cut: derived events in the list are ignored and
-recomputed.
+`rule_warning`, `card_hidden`, `pile_scanned`, `scan_mismatch`, `all_played`, `phase`,
+`game_over`) is derived from the inputs by `_Game`, a deterministic interpreter. A correction
+re-derives the whole game from the input list (nothing is patched in place), and
+`GameFollower.from_events` rebuilds a follower from a logged list after a power cut: derived
+events in the list are ignored and recomputed.
 
 The camera layer and the game layer are kept apart: the follower diffs each settled table
 against the last one the *camera* committed (raw ids), while the game reads those observations
@@ -149,6 +149,12 @@ class _Game:
     def warn(self, message: str) -> None:
         self.warnings.append(message)
         self.emit("rule_warning", message=message)
+
+    def notice(self, card: str, region: str, message: str) -> None:
+        """Something the camera cannot see, not a rule broken: shown like a warning, logged
+        as `card_hidden`."""
+        self.warnings.append(message)
+        self.emit("card_hidden", card=card, region=region, message=message)
 
     def check_ready(self, bowl: str) -> None:
         cards = self.bowls[bowl]
@@ -400,10 +406,13 @@ class _Game:
             return
         if not set(removed) | unseen >= set(self.bowls[bowl]):
             self.hidden[bowl].update(removed)
-            self.warn(
-                f"I can't see {', '.join(removed)} in {_label(bowl)} any more: "
-                "keep the top strip of every card showing."
-            )
+            for card in removed:
+                self.notice(
+                    card,
+                    bowl,
+                    f"I can't see {card} in {_label(bowl)} any more: "
+                    "keep the top strip of every card showing.",
+                )
             return
         self.warn(f"{_label(bowl)} was taken away but it was not ready.")
         for c in list(self.bowls[bowl]):
