@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from companion.cards import CARD_IDS
-from companion.training.yolo_env import ROOT, prepare_offline_ultralytics
+from companion.training.yolo_env import ROOT, train_resumable
 from companion.vision.strip_classifier import CLS_NAME, CLS_SIZE, fold
 
 BOX_JITTER_MM = 1.0
@@ -143,51 +143,29 @@ def _write_reference(folder: Path, cid: str, cfg: NamesConfig) -> None:
 
 def train_names(cfg: NamesConfig, data: Path, models_dir: Path) -> dict[str, Any]:
     """Train yolo11n-cls from scratch on the crops; export ONNX to models_dir."""
-    prepare_offline_ultralytics()
-    import torch
+    best = train_resumable(
+        cfg.run_dir,
+        "yolo11n-cls.yaml",
+        "names",
+        cfg.threads,
+        data=str(data),
+        imgsz=CLS_SIZE,
+        epochs=cfg.epochs,
+        time=cfg.budget_minutes / 60.0,
+        batch=cfg.batch,
+        seed=cfg.seed,
+        # digits and pips must not be mirrored; the crops are already upright and scaled
+        fliplr=0.0,
+        flipud=0.0,
+        scale=0.1,
+        erasing=0.2,
+        auto_augment=None,
+        hsv_h=0.02,
+        hsv_s=0.5,
+        hsv_v=0.4,
+    )
     from ultralytics import YOLO
 
-    torch.set_num_threads(cfg.threads)
-    project, name = cfg.run_dir, "train"
-    last = project / name / "weights" / "last.pt"
-    if last.exists() and not (project / name / "weights" / "done").exists():
-        print(f"[names] resuming from {last}")
-        YOLO(str(last)).train(resume=True)
-    else:
-        if (project / name).exists():
-            shutil.rmtree(project / name)
-        YOLO("yolo11n-cls.yaml").train(
-            data=str(data),
-            imgsz=CLS_SIZE,
-            epochs=cfg.epochs,
-            time=cfg.budget_minutes / 60.0,
-            batch=cfg.batch,
-            workers=0,
-            device="cpu",
-            project=str(project),
-            name=name,
-            exist_ok=True,
-            pretrained=False,
-            optimizer="AdamW",
-            lr0=0.002,
-            cos_lr=True,
-            seed=cfg.seed,
-            deterministic=False,
-            plots=False,
-            # digits and pips must not be mirrored; the crops are already upright and scaled
-            fliplr=0.0,
-            flipud=0.0,
-            scale=0.1,
-            erasing=0.2,
-            auto_augment=None,
-            hsv_h=0.02,
-            hsv_s=0.5,
-            hsv_v=0.4,
-            verbose=True,
-        )
-    (project / name / "weights").mkdir(parents=True, exist_ok=True)
-    (project / name / "weights" / "done").touch()
-    best = project / name / "weights" / "best.pt"
     model = YOLO(str(best))
     names = [model.names[i] for i in range(len(model.names))]
     if names != list(CARD_IDS):

@@ -13,7 +13,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from companion.training.yolo_env import ROOT, prepare_offline_ultralytics
+from companion.training.yolo_env import ROOT, prepare_offline_ultralytics, train_resumable
 from companion.vision.backends import INPUT_SIZE, MODEL_NAME, MODELS_DIR
 
 
@@ -74,56 +74,31 @@ def render_data(cfg: TrainConfig) -> Path:
 
 def train(cfg: TrainConfig, data_yaml: Path) -> Path:
     """Train (or resume) YOLO11n from scratch; returns the best weights."""
-    prepare_offline_ultralytics()
-    import torch
-    from ultralytics import YOLO
-
-    torch.set_num_threads(cfg.threads)
-    project, name = cfg.run_dir, "train"
-    last = project / name / "weights" / "last.pt"
-    if last.exists() and not (project / name / "weights" / "done").exists():
-        print(f"[train] resuming from {last}")
-        model = YOLO(str(last))
-        model.train(resume=True)
-    else:
-        if (project / name).exists():
-            shutil.rmtree(project / name)
-        model = YOLO("yolo11n.yaml")
-        model.train(
-            data=str(data_yaml),
-            imgsz=cfg.imgsz,
-            epochs=cfg.epochs,
-            time=cfg.budget_minutes / 60.0,
-            batch=cfg.batch,
-            workers=0,
-            device="cpu",
-            project=str(project),
-            name=name,
-            exist_ok=True,
-            pretrained=False,
-            optimizer="AdamW",
-            lr0=0.002,
-            cos_lr=True,
-            patience=100,
-            seed=cfg.seed,
-            deterministic=False,
-            plots=False,
-            # the view is rectified to a fixed scale and cards lie roughly upright:
-            # keep scale and rotation augmentation small, colour augmentation strong
-            scale=0.15,
-            degrees=3.0,
-            translate=0.1,
-            fliplr=0.5,
-            flipud=0.0,
-            mosaic=1.0,
-            close_mosaic=3,
-            hsv_h=0.03,
-            hsv_s=0.6,
-            hsv_v=0.5,
-            verbose=True,
-        )
-    (project / name / "weights" / "done").touch()
-    return project / name / "weights" / "best.pt"
+    return train_resumable(
+        cfg.run_dir,
+        "yolo11n.yaml",
+        "train",
+        cfg.threads,
+        data=str(data_yaml),
+        imgsz=cfg.imgsz,
+        epochs=cfg.epochs,
+        time=cfg.budget_minutes / 60.0,
+        batch=cfg.batch,
+        patience=100,
+        seed=cfg.seed,
+        # the view is rectified to a fixed scale and cards lie roughly upright:
+        # keep scale and rotation augmentation small, colour augmentation strong
+        scale=0.15,
+        degrees=3.0,
+        translate=0.1,
+        fliplr=0.5,
+        flipud=0.0,
+        mosaic=1.0,
+        close_mosaic=3,
+        hsv_h=0.03,
+        hsv_s=0.6,
+        hsv_v=0.5,
+    )
 
 
 def export(best: Path, export_to: Path = MODELS_DIR, name: str = MODEL_NAME) -> dict[str, Path]:

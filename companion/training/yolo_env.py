@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / ".yolo"
@@ -30,3 +31,44 @@ def prepare_offline_ultralytics() -> None:
             shutil.copyfile(src, font)
         except (ImportError, OSError):
             pass  # plots fall back to PIL's default font
+
+
+COMMON_TRAIN_ARGS: dict[str, Any] = {
+    "workers": 0,
+    "device": "cpu",
+    "exist_ok": True,
+    "pretrained": False,
+    "optimizer": "AdamW",
+    "lr0": 0.002,
+    "cos_lr": True,
+    "deterministic": False,
+    "plots": False,
+    "verbose": True,
+}
+"""From scratch on the CPU, the same way for every model we train."""
+
+
+def train_resumable(
+    run_dir: Path, model_yaml: str, tag: str, threads: int, **train_args: Any
+) -> Path:
+    """Train `model_yaml` from scratch into run_dir/train, or resume an interrupted run there;
+    returns the best weights. A finished run is marked so the next call starts afresh."""
+    prepare_offline_ultralytics()
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(threads)
+    weights = run_dir / "train" / "weights"
+    last = weights / "last.pt"
+    if last.exists() and not (weights / "done").exists():
+        print(f"[{tag}] resuming from {last}")
+        YOLO(str(last)).train(resume=True)
+    else:
+        if (run_dir / "train").exists():
+            shutil.rmtree(run_dir / "train")
+        YOLO(model_yaml).train(
+            **{**COMMON_TRAIN_ARGS, "project": str(run_dir), "name": "train", **train_args}
+        )
+    weights.mkdir(parents=True, exist_ok=True)
+    (weights / "done").touch()
+    return weights / "best.pt"

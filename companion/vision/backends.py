@@ -57,6 +57,16 @@ def _blob(view: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(img.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
 
 
+def onnx_session(path: Path, threads: int):
+    """An ONNX Runtime CPU session with our thread count (one inter-op thread)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
 def decode(raw: np.ndarray, conf: float, iou: float) -> Detections:
     """YOLO head output (4 + classes, anchors) -> boxes after NMS."""
     raw = raw.reshape(raw.shape[-2], raw.shape[-1]) if raw.ndim == 3 else raw
@@ -88,14 +98,7 @@ class OnnxModel:
     backend: str = "onnx"
 
     def __post_init__(self) -> None:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
-            str(self.path), opts, providers=["CPUExecutionProvider"]
-        )
+        self._session = onnx_session(self.path, self.threads)
         self._input = self._session.get_inputs()[0].name
 
     def predict(self, view: np.ndarray) -> Detections:

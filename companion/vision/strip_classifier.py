@@ -48,14 +48,9 @@ class StripClassifier:
     threads: int = 1
 
     def __post_init__(self) -> None:
-        import onnxruntime as ort
+        from companion.vision.backends import onnx_session
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
-            str(self.path), opts, providers=["CPUExecutionProvider"]
-        )
+        self._session = onnx_session(self.path, self.threads)
         self._input = self._session.get_inputs()[0].name
         self._batch = self._session.get_inputs()[0].shape[0]
 
