@@ -132,13 +132,7 @@ def _zero_mean_unit_var(img: np.ndarray) -> np.ndarray:
 def _whiteness(bgr: np.ndarray) -> np.ndarray:
     """Darkest channel after white balance: the strip's white panels stand out on every
     ingredient colour (yellow is bright in grey but dark in blue), whatever the light."""
-    sample = bgr.reshape(-1, 3)
-    k = int(len(sample) * 0.97)
-    white = np.partition(sample, k, axis=0)[k].astype(np.float32)
-    b, g, r = cv2.split(bgr.astype(np.float32))
-    b *= 1.0 / max(float(white[0]), 8.0)
-    g *= 1.0 / max(float(white[1]), 8.0)
-    r *= 1.0 / max(float(white[2]), 8.0)
+    b, g, r = cv2.split(_white_balanced(bgr.astype(np.float32)) * np.float32(1 / 255))
     return cv2.min(cv2.min(b, g), r)
 
 
