@@ -109,13 +109,20 @@ def test_bowl_taken_away_before_ready_warns() -> None:
     assert kinds(out, "bowl_served") == []
 
 
-def test_a_card_no_longer_seen_in_a_bowl_still_counts_and_comes_back_quietly() -> None:
+def negi_1_lands_on_menma_7() -> Table:
+    """Alice's turn (menma-7 -> bowl-1, nori-0 -> bowl-2, take, refill), then Bob lays negi-1
+    below menma-7 in bowl 1."""
     tb = Table()
     tb.play("menma-7", "bowl-1")
     tb.play("nori-0", "bowl-2")
     tb.remove("ajitama-0")
     tb.refill("kamaboko-0")
     tb.play("negi-1", "bowl-1")
+    return tb
+
+
+def test_a_card_no_longer_seen_in_a_bowl_still_counts_and_comes_back_quietly() -> None:
+    tb = negi_1_lands_on_menma_7()
     out = tb.remove("menma-7")
     assert kinds(out, "rule_warning") == []  # most likely covered, not taken out
     hidden = kinds(out, "card_hidden")
@@ -131,12 +138,7 @@ def test_a_card_no_longer_seen_in_a_bowl_still_counts_and_comes_back_quietly() -
 def test_a_covered_card_is_served_with_its_bowl() -> None:
     """A card laid too low hides the strip above it; the bowl still becomes ready with it and
     is served whole when the visible cards are picked up."""
-    tb = Table()
-    tb.play("menma-7", "bowl-1")
-    tb.play("nori-0", "bowl-2")
-    tb.remove("ajitama-0")
-    tb.refill("kamaboko-0")
-    tb.play("negi-1", "bowl-1")
+    tb = negi_1_lands_on_menma_7()
     tb.remove("menma-7")  # covered by negi-1
     out = tb.play("shiitake-6", "bowl-1")  # 7 + 1 + 6 = 14
     assert kinds(out, "bowl_ready")[0]["region"] == "bowl-1"
