@@ -204,20 +204,13 @@ class _Game:
                     tokens.append(("play", card, region))
                 else:
                     clears.setdefault(region, []).append(card)
-        # a ready bowl emptied in the same settled change as a new card landed in it was served
-        # first: no card joins a bowl that is being served
-        serves = [
-            ("clear", b, tuple(cs))
-            for b, cs in clears.items()
-            if b in self.ready and set(cs) | self.leaving[b] | self.hidden[b] >= set(self.bowls[b])
-        ]
-        for tok in serves:
-            self.clear(tok[1], tok[2])
-        tokens += [
-            ("clear", b, tuple(cs))
-            for b, cs in clears.items()
-            if ("clear", b, tuple(cs)) not in serves
-        ]
+        for b, cs in clears.items():
+            if b in self.ready and self.out_of_sight(b, cs):
+                # a ready bowl emptied in the same settled change as a new card landed in it
+                # was served first: no card joins a bowl that is being served
+                self.clear(b, tuple(cs))
+            else:
+                tokens.append(("clear", b, tuple(cs)))
         canonical = ("play", "clear", "take", "refill")
         while tokens:
             expected = self.expected()
@@ -390,6 +383,10 @@ class _Game:
         if len(self.plays) >= self.to_play:
             self.after_plays()
 
+    def out_of_sight(self, bowl: str, removed: Iterable[str] = ()) -> bool:
+        """No card of the bowl is seen any more once `removed` are gone too."""
+        return set(removed) | self.leaving[bowl] | self.hidden[bowl] >= set(self.bowls[bowl])
+
     def clear(self, bowl: str, cards: tuple[str, ...]) -> None:
         unseen = self.leaving[bowl] | self.hidden[bowl]
         removed = [c for c in cards if c in self.bowls[bowl] and c not in unseen]
@@ -397,14 +394,14 @@ class _Game:
             return
         if bowl in self.ready:
             self.leaving[bowl].update(removed)
-            if self.leaving[bowl] | self.hidden[bowl] >= set(self.bowls[bowl]):
+            if self.out_of_sight(bowl):
                 self.serve(bowl)
             return
         if self.all_played:
             # unserved bowls are discarded at the end (rulebook): kept for finish() to report
             self.hidden[bowl].update(removed)
             return
-        if not set(removed) | unseen >= set(self.bowls[bowl]):
+        if not self.out_of_sight(bowl, removed):
             self.hidden[bowl].update(removed)
             for card in removed:
                 self.notice(

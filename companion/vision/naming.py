@@ -261,13 +261,13 @@ class StripNamer:
     ) -> list[Naming | None]:
         """Name the strips the detector boxed (x0, y0, x1, y1 on the table plane, mm)."""
         matched = self.match_boxes(image, cal, boxes_mm)
-        if self.classifier is None:
-            return [m[0] if m else None for m in matched]
-        found = [k for k, m in enumerate(matched) if m is not None]
-        probs = self.classifier.probabilities([matched[k][1] for k in found])  # type: ignore[index]
         out: list[Naming | None] = [m[0] if m else None for m in matched]
-        for k, p in zip(found, probs, strict=True):
-            out[k] = _combine(out[k], p)  # type: ignore[arg-type]
+        if self.classifier is None:
+            return out
+        found = [(k, m) for k, m in enumerate(matched) if m is not None]
+        probs = self.classifier.probabilities([patch for _, (_, patch) in found])
+        for (k, (naming, _)), p in zip(found, probs, strict=True):
+            out[k] = _combine(naming, p)
         return out
 
     def match_boxes(
