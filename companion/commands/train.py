@@ -64,6 +64,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--names-epochs", type=int, default=d.names_epochs)
     p.add_argument(
+        "--designs",
+        type=float,
+        default=d.designs,
+        help="share of frames drawn with generated deck designs, 0..1 (a finder for any deck)",
+    )
+    p.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="start the detector from these weights (e.g. models/strips.pt) instead of scratch",
+    )
+    p.add_argument("--lr0", type=float, default=d.lr0, help="initial learning rate")
+    p.add_argument(
         "--names-only",
         action="store_true",
         help="keep the strip detector; train only the strip classifier (of --deck)",
@@ -74,7 +87,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from companion.errors import BadInputError
     from companion.training.train import TrainConfig, run_training
+
+    if not 0.0 <= args.designs <= 1.0:
+        raise BadInputError(f"--designs {args.designs:g} is out of range (0..1)")
+    if args.init is not None and not args.init.is_file():
+        raise BadInputError(f"--init {args.init}: no such weights file")
 
     cfg = TrainConfig(
         run_dir=args.run_dir,
@@ -90,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
         names_budget_minutes=args.names_budget_minutes,
         names_epochs=args.names_epochs,
         names_only=args.names_only,
+        designs=args.designs,
+        init=args.init,
+        lr0=args.lr0,
     )
     summary = run_training(cfg)
     print(json.dumps(summary, indent=2))

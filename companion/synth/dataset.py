@@ -57,6 +57,12 @@ class DatasetSpec:
     width: int | None = None
     min_visible: float = 0.5
     workers: int = 1
+    designs: float = 0.0
+    """Share of frames drawn with a generated deck design (designs.TRAIN_FAMILIES, or
+    HELD_OUT_FAMILIES on the test split) instead of the given deck: a finder trained on many
+    designs finds the top band of any card, not only of the default deck's."""
+    design_pool: int = 60
+    """Distinct generated decks (each is reused for DESIGN_RUN consecutive frames)."""
 
 
 @dataclass(frozen=True)
@@ -183,9 +189,28 @@ def crops(
     return out
 
 
+DESIGN_RUN: Final = 4
+
+
+def frame_deck(deck: Deck, spec: DatasetSpec, i: int) -> Deck:
+    """The deck frame i is drawn with: the given one, or a generated design."""
+    if spec.designs <= 0:
+        return deck
+    from companion.deck.designs import HELD_OUT_FAMILIES, TRAIN_FAMILIES, design_deck
+
+    group = i // DESIGN_RUN
+    rng = np.random.default_rng([spec.seed, group, 31])
+    if rng.random() >= spec.designs:
+        return deck
+    families = TRAIN_FAMILIES if spec.split == "train" else HELD_OUT_FAMILIES
+    k = group % (len(families) * spec.design_pool)
+    return design_deck(families[k % len(families)], spec.seed * 1000 + k // len(families))
+
+
 def _frame_job(args: tuple[Any, ...]) -> tuple[int, list[tuple[str, bytes, str]], int]:
     """Render frame i; return the files to write (relative path, bytes) and its box count."""
     deck, spec, i, n_val, prefix = args
+    deck = frame_deck(deck, spec, i)
     fs = FrameSpec(hard=spec.hard, split=spec.split, width=spec.width)
     frame = render_frame(deck, spec.seed, i, fs)
     rng = np.random.default_rng([spec.seed, i, fs.stream, 7])
@@ -287,7 +312,7 @@ def write_dataset(
         with mp.get_context("spawn").Pool(
             spec.workers, initializer=_init_worker, initargs=(deck_path,)
         ) as pool:
-            for result in pool.imap(_worker_job, jobs):
+            for result in pool.imap(_worker_job, jobs, chunksize=DESIGN_RUN):
                 consume(result)
     else:
         for job in jobs:

@@ -355,7 +355,7 @@ def _distractors(rng: np.random.Generator, style: SceneStyle) -> list[Distractor
             size = (float(rng.uniform(68, 78)), float(rng.uniform(140, 165)))
             color = tuple(int(v) for v in rng.integers(10, 60, 3))
         elif kind == "other_card":
-            w = float(rng.choice([57.0, 59.0, 63.0, 70.0]))
+            w = float(rng.choice([44.0, 57.0, 70.0, 80.0]))  # never a 63 mm card of this game
             size = (w, w * float(rng.uniform(1.35, 1.55)))
         else:
             d = float(rng.uniform(16, 27))

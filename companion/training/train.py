@@ -40,6 +40,11 @@ class TrainConfig:
     names_budget_minutes: float = 35.0
     names_epochs: int = 12
     """Upper bound only: ultralytics' `time` stretches or cuts the epochs to fit the budget."""
+    designs: float = 0.0
+    """Share of training frames drawn with generated deck designs (deck-agnostic finder)."""
+    init: Path | None = None
+    """Start the detector from these weights (trained and committed here) instead of scratch."""
+    lr0: float = 0.002
     names_only: bool = False
     """Keep the strip detector, train only the deck's strip classifier (an enrolled deck whose
     strips the shipped detector already finds: about 40 minutes instead of 95)."""
@@ -59,6 +64,7 @@ def render_data(cfg: TrainConfig) -> Path:
         val_fraction=0.1,
         split="train",
         workers=cfg.workers,
+        designs=cfg.designs,
     )
     stamp = data_dir / "spec.json"
     wanted = json.dumps({**asdict(spec), "deck": str(cfg.deck)}, sort_keys=True, default=str)
@@ -79,7 +85,10 @@ def train(cfg: TrainConfig, data_yaml: Path) -> Path:
         "yolo11n.yaml",
         "train",
         cfg.threads,
+        init=cfg.init,
         data=str(data_yaml),
+        lr0=cfg.lr0,
+        warmup_epochs=1.0 if cfg.init else 3.0,
         imgsz=cfg.imgsz,
         epochs=cfg.epochs,
         time=cfg.budget_minutes / 60.0,

@@ -49,10 +49,16 @@ COMMON_TRAIN_ARGS: dict[str, Any] = {
 
 
 def train_resumable(
-    run_dir: Path, model_yaml: str, tag: str, threads: int, **train_args: Any
+    run_dir: Path,
+    model_yaml: str,
+    tag: str,
+    threads: int,
+    init: Path | None = None,
+    **train_args: Any,
 ) -> Path:
-    """Train `model_yaml` from scratch into run_dir/train, or resume an interrupted run there;
-    returns the best weights. A finished run is marked so the next call starts afresh."""
+    """Train `model_yaml` from scratch (or from `init`, weights this project trained and
+    committed) into run_dir/train, or resume an interrupted run there; returns the best weights.
+    A finished run is marked so the next call starts afresh."""
     prepare_offline_ultralytics()
     import torch
     from ultralytics import YOLO
@@ -66,9 +72,11 @@ def train_resumable(
     else:
         if (run_dir / "train").exists():
             shutil.rmtree(run_dir / "train")
-        YOLO(model_yaml).train(
-            **{**COMMON_TRAIN_ARGS, "project": str(run_dir), "name": "train", **train_args}
-        )
+        model = YOLO(model_yaml)
+        if init is not None:
+            print(f"[{tag}] starting from {init}")
+            model = model.load(str(init))
+        model.train(**{**COMMON_TRAIN_ARGS, "project": str(run_dir), "name": "train", **train_args})
     weights.mkdir(parents=True, exist_ok=True)
     (weights / "done").touch()
     return weights / "best.pt"

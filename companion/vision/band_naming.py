@@ -1,0 +1,422 @@
+"""Naming the top band of a card of *any* deck by comparing it with the deck's own 56 faces.
+
+No training per deck and no knowledge of the design: an enrolled deck is named from its faces
+alone. What makes it work on unknown art:
+
+- both ends of every face are references (the top band, and the bottom band turned), so a card
+  whose corner index is turned at the bottom is named from either end even when the art is not
+  symmetric;
+- colour is compared after white balance (the frame's from the printed markers' white, the
+  deck's from the white of its own faces), in an opponent space where brightness and gain drop
+  out but hue stays, so two ingredients that differ mainly by colour stay apart and a warm lamp
+  does not merge them;
+- the value is judged on the pixels where the 8 cards of one ingredient differ (numeral, icon
+  count...), learned from the enrolled faces themselves, so a corner numeral that is a few
+  percent of the band still decides the value instead of drowning in the shared illustration;
+- each shortlisted card finds its own best alignment within a few millimetres, so the finder's
+  box needs no precise edges.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+
+from companion.cards import CARD_IDS, INGREDIENTS
+from companion.deck.deckdir import Deck
+from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
+from companion.vision.calibration import TableCalibration
+from companion.vision.naming import Naming, _skew_deg
+from companion.vision.plane import scale_matrix
+
+PPM: Final = 2.0
+"""Resolution the bands are compared at: a 7 mm numeral keeps 14 px."""
+TOP_MM: Final = 12.0
+"""Only the top 12 mm of a band are compared: the tightest cascade (12 mm) still shows them."""
+SEARCH_X_MM: Final = 4.0
+SEARCH_Y_MM: Final = 4.0
+"""How far a band may sit from the finder's box (its top edge up to 4 mm off)."""
+BLUR_MM: Final = 0.3
+REF_BLUR_MM: Final = 0.7
+"""The camera already blurs what it sees (lens, sensor, JPEG, resampling: about 0.5 mm), the
+deck's faces are sharp: blurring the references more makes the two alike."""
+COARSE_BLUR_MM: Final = 1.5
+"""The shortlist compares heavily blurred bands, so a box a millimetre or two off still ranks
+the right card near the top."""
+SHORTLIST: Final = 12
+COLOUR_WEIGHT: Final = 1.0
+MAX_EXPOSURE: Final = 1.35
+LUM_WEIGHT: Final = 0.7
+"""Score lost per unit of hue difference (a clearly different colour is 0.2-0.6 apart)."""
+CHROMA_WEIGHT: Final = 1.0
+ING_CLOSE: Final = 0.06
+"""Ingredients whose whole-band scores are this close are told apart where they differ."""
+PAIR_SCALE: Final = 0.25
+PAIR_COLOUR: Final = 2.0
+VALUE_SEARCH_PX: Final = 3
+VALUE_MASK_FLOOR: Final = 0.25
+"""Pixels where an ingredient's 8 faces differ by less than this share of the most differing
+pixel do not vote on the value."""
+N_ING: Final = len(INGREDIENTS)
+N_VAL: Final = len(CARD_IDS) // N_ING
+
+
+def _opponent(bgr: np.ndarray) -> np.ndarray:
+    """Luminance and two colour-opponent channels (float32, 3 channels)."""
+    b, g, r = cv2.split(bgr.astype(np.float32))
+    lum = (b + g + r) * np.float32(1 / 3)
+    rg = (r - g) * np.float32(CHROMA_WEIGHT)
+    by = (b - (r + g) * np.float32(0.5)) * np.float32(CHROMA_WEIGHT)
+    return cv2.merge([lum, rg, by])
+
+
+def _rep(bgr: np.ndarray, blur_mm: float = BLUR_MM) -> np.ndarray:
+    """Opponent image (luminance, red-green, blue-yellow), blurred alike on both sides."""
+    f = cv2.GaussianBlur(bgr.astype(np.float32), (0, 0), blur_mm * PPM)
+    return _opponent(f)
+
+
+def _colour_distance(obs: np.ndarray, ref: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """RMS difference of two aligned bands in white-referenced units, after the best exposure
+    factor within MAX_EXPOSURE: a lamp's gradient brightens or darkens a card a little, but a
+    yellow never becomes an olive (same hue, half the lightness)."""
+    o = obs.reshape(-1, 3) * np.float32(1 / 255)
+    r = ref.reshape(-1, 3) * np.float32(1 / 255)
+    k = float((o * r).sum() / max(float((o * o).sum()), 1e-6))
+    k = min(max(k, 1 / MAX_EXPOSURE), MAX_EXPOSURE)
+    d = k * o - r
+    d[:, 0] *= np.float32(LUM_WEIGHT)
+    if weights is None:
+        return float(np.sqrt(np.mean(d * d)))
+    w = weights.reshape(-1, 1)
+    return float(np.sqrt((d * d * w).sum() / max(float(w.sum()) * 3, 1e-6)))
+
+
+SKEW_RANGE_DEG: Final = 14.0
+
+
+def _line_skew(bgr: np.ndarray) -> float:
+    """Angle (degrees, counter-clockwise) of the longest straight edge within SKEW_RANGE_DEG
+    of horizontal: a Hough vote of edge pixels over (angle, offset). Edges are taken in colour
+    (a purple card on a brown one differs little in grey), and each pixel's vote is capped so
+    a long card edge outvotes the short, high-contrast strokes of a numeral."""
+    g = cv2.GaussianBlur(bgr.astype(np.float32), (0, 0), 1.0)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    gx2 = (gx * gx).sum(axis=2)
+    gy2 = (gy * gy).sum(axis=2)
+    mag = np.sqrt(gx2 + gy2)
+    thr = max(float(np.percentile(mag, 80)), 12.0)
+    ys, xs = np.nonzero((mag >= thr) & (gy2 > gx2))
+    if len(xs) < 20:
+        return 0.0
+    wts = np.minimum(mag[ys, xs], 2 * thr)
+    gray = bgr
+    angles = np.deg2rad(np.arange(-SKEW_RANGE_DEG, SKEW_RANGE_DEG + 0.01, 0.5))
+    # image y points down: a line turned counter-clockwise by a has y = y0 - x tan(a)
+    offs = ys[None, :] * np.cos(angles)[:, None] + xs[None, :] * np.sin(angles)[:, None]
+    n_bins = int(gray.shape[0] + gray.shape[1]) + 2
+    best, best_k = -1.0, 0
+    votes = []
+    for k in range(len(angles)):
+        hist = np.bincount(
+            np.clip(np.round(offs[k]).astype(np.int64) + gray.shape[1], 0, n_bins * 2 - 1),
+            weights=wts,
+            minlength=n_bins * 2,
+        )
+        v = float(hist.max())
+        votes.append(v)
+        if v > best:
+            best, best_k = v, k
+    a = float(np.rad2deg(angles[best_k]))
+    if 0 < best_k < len(votes) - 1:
+        a += 0.5 * _parabola_offset(votes[best_k - 1], votes[best_k], votes[best_k + 1])
+    return a
+
+
+def _parabola_offset(a: float, b: float, c: float) -> float:
+    den = a - 2 * b + c
+    return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    v = v.astype(np.float32).ravel()
+    return v / max(float(np.linalg.norm(v)), 1e-6)
+
+
+def _masked_unit(rep: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Weighted, per-channel zero-mean, unit vector: the shape of what differs, not its
+    average colour (a faint numeral must not lose to the card with the least ink)."""
+    wsum = max(float(mask.sum()), 1e-6)
+    mean = (rep * mask).sum(axis=(0, 1)) / wsum
+    return _unit((rep - mean) * mask)
+
+
+WHITE: Final = 245.0
+"""What the printed markers' white paper reads on a well-exposed frame."""
+
+
+def frame_white_gains(image: np.ndarray, cal: TableCalibration) -> np.ndarray:
+    """Per-channel gains that bring the printed markers' white to WHITE: the light's colour
+    and the exposure go, the cards' own colour and lightness stay comparable with the deck's
+    faces. Ones when no marker is seen."""
+    from companion import layout
+    from companion.vision.plane import plane_patch
+
+    if not cal.markers:
+        return np.ones(3, np.float32)
+    pixels = []
+    for r in layout.marker_squares().values():
+        patch = plane_patch(image, cal, r.x0 - 4, r.y0 - 4, r.width + 8, r.height + 8, 1.0)
+        pixels.append(patch.reshape(-1, 3))
+    px = np.concatenate(pixels).astype(np.float32)
+    lum = px.mean(axis=1)
+    white = np.median(px[lum >= np.percentile(lum, 85)], axis=0)
+    # a clipped channel reads 255 whatever the light: do not amplify the others against it
+    return (WHITE / np.clip(white, 60.0, 255.0)).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class _Refs:
+    full: np.ndarray
+    """(2 * 56, H, W, 3) fine reps, [end * 56 + card]: end 0 = top band, 1 = bottom turned."""
+    ing_mean: np.ndarray
+    """(2 * 7, H, W, 3) each ingredient's mean band [end * 7 + ingredient]."""
+    value_box: tuple[tuple[int, int, int, int], ...]
+    """Per (end, ingredient): y0, y1, x0, x1 of where its 8 faces differ (numeral, pips)."""
+
+
+class BandNamer:
+    """Names the top bands of one deck's cards, whatever the design."""
+
+    def __init__(self, deck: Deck) -> None:
+        self.deck = deck
+        self._refs = self._build(deck)
+
+    @staticmethod
+    def _bands(deck: Deck) -> list[np.ndarray]:
+        """Top bands then bottom bands turned."""
+        w = round(CARD_W_MM * PPM)
+        h = round(INDEX_STRIP_MM * PPM)
+        tops, bottoms = [], []
+        for k in range(N_ING):
+            faces = [deck.face(CARD_IDS[k * N_VAL + v]) for v in range(N_VAL)]
+            for face in faces:
+                fh = face.shape[0]
+                bh = round(fh * INDEX_STRIP_MM / CARD_H_MM)
+                f = face.astype(np.float32)
+                tops.append(cv2.resize(f[:bh], (w, h), interpolation=cv2.INTER_AREA))
+                bottom = np.ascontiguousarray(f[fh - bh :][::-1, ::-1])
+                bottoms.append(cv2.resize(bottom, (w, h), interpolation=cv2.INTER_AREA))
+        return tops + bottoms
+
+    def _build(self, deck: Deck) -> _Refs:
+        th = round(TOP_MM * PPM)
+        bands = [b[:th] for b in self._bands(deck)]
+        full = np.stack([_rep(b, REF_BLUR_MM) for b in bands])
+        boxes = []
+        for end in range(2):
+            for k in range(N_ING):
+                group = full[end * 56 + k * N_VAL : end * 56 + (k + 1) * N_VAL]
+                spread = group.std(axis=0).sum(axis=2)
+                spread = cv2.GaussianBlur(spread, (0, 0), 1.0 * PPM)
+                ys, xs = np.nonzero(spread >= VALUE_MASK_FLOOR * float(spread.max()))
+                if len(xs) == 0:
+                    boxes.append((0, th, 0, full.shape[2]))
+                    continue
+                m = round(1.0 * PPM)
+                boxes.append(
+                    (
+                        max(0, int(ys.min()) - m),
+                        min(th, int(ys.max()) + 1 + m),
+                        max(0, int(xs.min()) - m),
+                        min(full.shape[2], int(xs.max()) + 1 + m),
+                    )
+                )
+        ing_mean = full.reshape(2 * N_ING, N_VAL, *full.shape[1:]).mean(axis=1)
+        return _Refs(full, ing_mean, tuple(boxes))
+
+    @staticmethod
+    def _coarse(band_top: np.ndarray) -> np.ndarray:
+        """Blurred, small, luminance-normalised: a few millimetres off still ranks close."""
+        rep = _rep(band_top, COARSE_BLUR_MM)
+        small = cv2.resize(
+            rep, (rep.shape[1] // 4, rep.shape[0] // 4), interpolation=cv2.INTER_AREA
+        )
+        lum = max(float(small[..., 0].mean()), 8.0)
+        small = small / lum
+        small[..., 0] -= float(small[..., 0].mean())
+        return _unit(small)
+
+    # ------------------------------------------------------------------ reading
+
+    def name_boxes(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        boxes_mm: Sequence[tuple[float, float, float, float]],
+        gains: np.ndarray | None = None,
+    ) -> list[Naming | None]:
+        """Name the bands the finder boxed (x0, y0, x1, y1 on the table plane, mm)."""
+        if gains is None:
+            gains = frame_white_gains(image, cal)
+        return [self._name_box(image, cal, box, gains) for box in boxes_mm]
+
+    def _name_box(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        box: tuple[float, float, float, float],
+        gains: np.ndarray,
+    ) -> Naming | None:
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        bw, bh = box[2] - box[0], box[3] - box[1]
+        if bw <= 0 or bh <= 0:
+            return None
+        # the band's top edge sits near the box's top (upright) or bottom (turned) edge
+        squarish = bh > 0.5 * bw
+        best: Naming | None = None
+        for flipped in (False, True):
+            angle = self._skew(image, cal, cx, cy, squarish, flipped)
+            # turned more than ~15 degrees: edges give the skew modulo 90 only
+            for a in (angle, angle + 90.0) if squarish else (angle,):
+                naming = self._read(image, cal, cx, cy, a, flipped, gains)
+                if naming is not None and (best is None or naming.score > best.score):
+                    best = naming
+        return best
+
+    def _skew(
+        self, image, cal, cx: float, cy: float, squarish: bool, flipped: bool = False
+    ) -> float:
+        """The band's tilt: the longest straight edge near the box (the card's top edge, 63 mm
+        of it), searched among lines within SKEW_RANGE_DEG of horizontal; turned cards (fans)
+        fall back on the dominant edge direction modulo 90 degrees."""
+        ppm = 2.0
+        if squarish:
+            w = h = CARD_W_MM + 8
+        else:
+            w, h = CARD_W_MM + 8, INDEX_STRIP_MM + 12
+        view = scale_matrix(ppm, cx - w / 2, cy - h / 2) @ cal.plane_from_image
+        size = (max(8, round(w * ppm)), max(8, round(h * ppm)))
+        patch = cv2.warpPerspective(image, view, size, flags=cv2.INTER_LINEAR)
+        if squarish:
+            return _skew_deg(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32))
+        # the band's own top edge, not the next card of a cascade lying over its lower part
+        half = round(patch.shape[0] * 0.55)
+        return _line_skew(patch[patch.shape[0] - half :] if flipped else patch[:half])
+
+    def _pair(
+        self, rep: np.ndarray, a: int, b: int, at: list[tuple[int, int]]
+    ) -> tuple[float, float]:
+        """Structure of the band where ingredient means a and b differ, compared with each."""
+        ta, tb = self._refs.ing_mean[a], self._refs.ing_mean[b]
+        th, tw = ta.shape[:2]
+        diff = np.abs(ta - tb).sum(axis=2)
+        diff = cv2.GaussianBlur(diff, (0, 0), 1.0 * PPM)
+        weights = (diff / max(float(diff.max()), 1e-6))[..., None].astype(np.float32)
+        out = []
+        for j, templ in ((a, ta), (b, tb)):
+            x, y = at[j]
+            crop = rep[y : y + th, x : x + tw]
+            ncc = float(_masked_unit(crop, weights) @ _masked_unit(templ, weights))
+            out.append(ncc - PAIR_COLOUR * _colour_distance(crop, templ, weights))
+        return out[0], out[1]
+
+    def _patch(self, image, cal, cx: float, cy: float, angle: float, flipped: bool, gains):
+        """Upright patch around the band (band top TOP_MM plus search margins), 2 px/mm."""
+        w = CARD_W_MM + 2 * SEARCH_X_MM
+        h = INDEX_STRIP_MM + 2 * SEARCH_Y_MM
+        a = math.radians(angle + (180.0 if flipped else 0.0))
+        ca, sa = math.cos(a), math.sin(a)
+        rot = np.array([[ca, sa, cx], [-sa, ca, cy], [0, 0, 1.0]])
+        to_local = np.linalg.inv(scale_matrix(PPM, -w / 2, -h / 2))
+        image_from_patch = cal.image_from_plane @ rot @ to_local
+        size = (round(w * PPM), round(h * PPM))
+        patch = cv2.warpPerspective(
+            image,
+            image_from_patch,
+            size,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        return patch.astype(np.float32) * gains
+
+    def _read(self, image, cal, cx, cy, angle, flipped, gains) -> Naming | None:
+        refs = self._refs
+        rep = _rep(self._patch(image, cal, cx, cy, angle, flipped, gains))
+        th, tw = refs.full.shape[1:3]
+        # the ingredient: each ingredient's mean band (its 8 values averaged: colour, icon and
+        # art exact, the numeral a blur) finds its own alignment and is scored there
+        ing_scores = np.full(2 * N_ING, -math.inf)
+        ing_at: list[tuple[int, int]] = [(0, 0)] * (2 * N_ING)
+        for j in range(2 * N_ING):
+            res = cv2.matchTemplate(rep, refs.ing_mean[j], cv2.TM_CCOEFF_NORMED)
+            _, s, _, at = cv2.minMaxLoc(res)
+            crop = rep[at[1] : at[1] + th, at[0] : at[0] + tw]
+            ing_scores[j] = s - COLOUR_WEIGHT * _colour_distance(crop, refs.ing_mean[j])
+            ing_at[j] = at
+        order = [int(j) for j in np.argsort(ing_scores)[::-1]]
+        best_j = order[0]
+        rival = next(j for j in order if j % N_ING != best_j % N_ING)
+        i_margin = float(ing_scores[best_j] - ing_scores[rival])
+        if i_margin < ING_CLOSE:
+            # two ingredients alike overall (two browns): let the pixels where they differ
+            # (icon, art) decide, each at its own alignment
+            s_best, s_rival = self._pair(rep, best_j, rival, ing_at)
+            if s_rival > s_best:
+                best_j, rival = rival, best_j
+            i_margin = max(i_margin, abs(s_best - s_rival) * PAIR_SCALE)
+        best_s = float(ing_scores[best_j])
+        end, ing = divmod(best_j, N_ING)
+        runner_ing = rival % N_ING
+        # the value: compare the 8 cards of that ingredient where they differ, each aligned
+        # on its own within a millimetre or so (a numeral is a few pixels wide)
+        ax, ay = ing_at[best_j]
+        (my0, my1, mx0, mx1) = refs.value_box[best_j]
+        pad = VALUE_SEARCH_PX
+        region = rep[
+            max(0, ay + my0 - pad) : ay + my1 + pad, max(0, ax + mx0 - pad) : ax + mx1 + pad
+        ]
+        base = end * 56 + ing * N_VAL
+        vscores = np.full(N_VAL, -1.0)
+        for v in range(N_VAL):
+            templ = refs.full[base + v][my0:my1, mx0:mx1]
+            if region.shape[0] < templ.shape[0] or region.shape[1] < templ.shape[1]:
+                continue
+            res = cv2.matchTemplate(region, templ, cv2.TM_CCOEFF_NORMED)
+            vscores[v] = float(res.max())
+        order = np.argsort(vscores)[::-1]
+        value = int(order[0])
+        v_margin = float(vscores[order[0]] - vscores[order[1]])
+        card = ing * N_VAL + value
+        runner = ing * N_VAL + int(order[1]) if v_margin < i_margin else runner_ing * N_VAL + value
+        # where the band is: centre of the matched top part, back on the plane
+        local_x = (ax + tw / 2) / PPM - (CARD_W_MM / 2 + SEARCH_X_MM)
+        local_y = (ay / PPM + INDEX_STRIP_MM / 2) - (INDEX_STRIP_MM / 2 + SEARCH_Y_MM)
+        a = math.radians(angle + (180.0 if flipped else 0.0))
+        ca, sa = math.cos(a), math.sin(a)
+        centre = (cx + ca * local_x + sa * local_y, cy - sa * local_x + ca * local_y)
+        return Naming(
+            card=CARD_IDS[card],
+            score=best_s,
+            margin=min(v_margin * 0.5, i_margin),
+            runner_up=CARD_IDS[runner],
+            flipped=flipped,
+            angle_deg=angle,
+            center_mm=(float(centre[0]), float(centre[1])),
+            probability=_confidence(best_s, v_margin, i_margin),
+        )
+
+
+def _confidence(score: float, v_margin: float, i_margin: float) -> float:
+    """0..1 from how well the band matched and how far ahead the card is of its rivals."""
+    if score < 0.5:
+        return 0.0
+    pv = 1.0 / (1.0 + math.exp(-(v_margin - 0.04) / 0.015))
+    pi = 1.0 / (1.0 + math.exp(-(i_margin - 0.03) / 0.01))
+    return float(pv * pi)
