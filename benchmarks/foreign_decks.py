@@ -327,20 +327,22 @@ def enrol(deck: Any, name: str, out: Path) -> tuple[Enrolment, Path]:
     return Enrolment(False, t_all, "-", "; ".join(messages)), target
 
 
-def render_slice(deck: Any, name: str, slice_: str, n: int, seed: int, out: Path) -> list[Path]:
+def render_slice(
+    deck: Any, name: str, slice_: str, n: int, seed: int, out: Path, width: int | None = None
+) -> list[Path]:
     """The slice's frames of one design as JPEG + truth JSON, cached by name/slice/n/seed and
     a fingerprint of the art and the renderer."""
     from tqdm import tqdm
 
     from companion.synth.frame import FrameSpec, render_frame
 
-    prefix, key = f"{slice_}-n{n}-s{seed}", fingerprint(deck, FRAME_SOURCES)
+    prefix, key = f"{slice_}-n{n}-s{seed}-w{width}", fingerprint(deck, FRAME_SOURCES)
     folder = out / "frames" / name / f"{prefix}-{key}"
     paths = [folder / f"{i:05d}.jpg" for i in range(n)]
     if (folder / "done").exists() and all(p.exists() for p in paths):
         return paths
     folder = _fresh_folder(out / "frames" / name, prefix, key)
-    spec = FrameSpec(hard=slice_ == "hard", split="test")
+    spec = FrameSpec(hard=slice_ == "hard", split="test", width=width)
     for i, path in enumerate(tqdm(paths, desc=f"render {name} {slice_}", unit="frame")):
         frame = render_frame(deck, seed, i, spec)
         _write_jpeg(path, frame.image)
@@ -355,6 +357,7 @@ def detect(
     backend: str | None,
     label: str,
     min_confidence: float | None = None,
+    models: Path | None = None,
 ) -> tuple:
     """`companion detect --json` on all images in one process: ({image: cards}, failed,
     wall seconds, seconds per frame once the model is loaded)."""
@@ -367,6 +370,8 @@ def detect(
         cmd += ["--backend", backend]
     if min_confidence is not None:
         cmd += ["--min-confidence", str(min_confidence)]
+    if models is not None:
+        cmd += ["--models", str(models)]
     results: dict[str, list[dict]] = {}
     stamps: list[float] = []
     t0 = time.perf_counter()
@@ -481,12 +486,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--seeds", default="1", help="design seeds, comma-separated (default 1)")
     ap.add_argument("--frame-seed", type=int, default=90_000, help="scene seed (90000)")
     ap.add_argument("--no-default", action="store_true", help="leave out the default deck row")
+    ap.add_argument(
+        "--width",
+        type=int,
+        default=2304,
+        help="camera frame width: 2304 = the Pi camera's full-field stream the kit uses "
+        "(2.5 px/mm at 700 mm); 0 = the renderer's mix of 1280..2304",
+    )
     ap.add_argument("--backend", choices=("ncnn", "onnx", "torch"), help="detect's backend")
     ap.add_argument(
         "--min-confidence",
         type=float,
         help="detect's reading gate (default: detect's own); 0 shows what the gate hides",
     )
+    ap.add_argument("--models", type=Path, help="strip finder folder for detect (default models/)")
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "foreign-decks", help="cache")
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
     args = ap.parse_args(argv)
@@ -520,12 +533,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"enrolling {name} ...", file=sys.stderr, flush=True)
             enrolments[name], deck_dir = enrol(deck, name, args.out)
         for slice_ in slices:
-            paths = render_slice(deck, name, slice_, counts[slice_], args.frame_seed, args.out)
+            paths = render_slice(
+                deck, name, slice_, counts[slice_], args.frame_seed, args.out, args.width or None
+            )
             s = SliceScore(name, slice_)
             found: dict[str, list[dict]] = {}
             if name == DEFAULT or enrolments[name].accepted:
                 found, s.failed_images, s.detect_seconds, s.seconds_per_frame = detect(
-                    paths, deck_dir, args.backend, f"{name} {slice_}", args.min_confidence
+                    paths,
+                    deck_dir,
+                    args.backend,
+                    f"{name} {slice_}",
+                    args.min_confidence,
+                    args.models,
                 )
             for p in paths:
                 truth = json.loads(p.with_suffix(".json").read_text())

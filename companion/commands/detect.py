@@ -24,6 +24,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--deck", type=Path, help="deck folder (enrolled deck); default deck if omitted")
     p.add_argument("--calibration", type=Path, help="manual calibration JSON (when no markers)")
     p.add_argument("--min-confidence", type=float, default=None, help="drop weaker readings")
+    p.add_argument(
+        "--models",
+        type=Path,
+        default=None,
+        help="folder holding the strip finder (strips.onnx, ...); default: the shipped models/",
+    )
     p.set_defaults(func=run)
 
 
@@ -36,8 +42,10 @@ def run(args: argparse.Namespace) -> int:
     from companion.vision.detector import MIN_CONFIDENCE, CardDetector
 
     cal = load_calibration(args.calibration) if args.calibration else None
+    from companion.vision.backends import MODELS_DIR
+
     detector = CardDetector(
-        load_model(args.backend),
+        load_model(args.backend, args.models or MODELS_DIR),
         load_deck(args.deck),
         MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence,
     )
@@ -50,6 +58,13 @@ def run(args: argparse.Namespace) -> int:
             failed += 1
             continue
         reading = detector.detect(image, cal)
+        if not reading.calibrated:
+            print(
+                f"companion detect: warning: {path}: no table markers in view, so regions are "
+                "unknown and card sizes are guessed from the kit's camera (700 mm above the "
+                "table); give --calibration for a photo taken otherwise",
+                file=sys.stderr,
+            )
         cards = [
             {
                 "card": r.card,

@@ -96,14 +96,14 @@ def run(args: argparse.Namespace) -> int:
         raise BadInputError(f"--init {args.init}: no such weights file")
 
     cfg = TrainConfig(
-        run_dir=args.run_dir,
+        run_dir=args.run_dir.resolve(),  # ultralytics puts a relative project under runs/detect
         deck=args.deck,
         budget_minutes=args.budget_minutes,
         frames=args.frames,
         crops_per_frame=args.crops_per_frame,
         seed=args.seed,
         epochs=args.epochs,
-        export_to=args.export_to,
+        export_to=args.export_to.resolve(),
         workers=args.workers,
         names_frames=args.names_frames,
         names_budget_minutes=args.names_budget_minutes,

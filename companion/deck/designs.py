@@ -14,7 +14,7 @@ top-left corner (so a cascade's visible top band identifies the card), the same 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
@@ -67,6 +67,11 @@ class Design:
     numeral_dark: bool
     icons: tuple[int, ...]
     """Icon shape per ingredient (seeds of `_icon_points`)."""
+    dark: bool = False
+    """Dark cards with light print (training families only: a finder that has only seen light
+    cards misses dark ones)."""
+    index_dx: float = 0.0
+    """The index drawn this far right of its family's place, mm (training families only)."""
 
 
 def _hsv_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -98,7 +103,7 @@ def make_design(family: str, seed: int) -> Design:
     rng = np.random.default_rng([FAMILIES.index(family), seed, 77])
     script = family in ("ornate",)
     font = int(rng.choice(_SCRIPT_FONTS)) if script else int(rng.choice(_FONTS))
-    return Design(
+    d = Design(
         family=family,
         seed=seed,
         colors=_palette(rng, similar_pair=family == "ornate" or rng.random() < 0.35),
@@ -107,6 +112,14 @@ def make_design(family: str, seed: int) -> Design:
         numeral_dark=bool(rng.random() < 0.6),
         icons=tuple(int(v) for v in rng.integers(0, 1 << 30, 7)),
     )
+    if family in TRAIN_FAMILIES:  # drawn last, so the held-out designs never change
+        dark = bool(rng.random() < 0.3) and family in ("corner", "badge", "photo")
+        dx = float(rng.choice([0.0, 0.0, rng.uniform(2, 8), rng.uniform(14, 24)]))
+        colors = tuple(_shade(c, 0.35) for c in d.colors) if dark else d.colors
+        d = replace(
+            d, dark=dark, index_dx=dx, colors=colors, numeral_dark=d.numeral_dark and not dark
+        )
+    return d
 
 
 # ------------------------------------------------------------------ drawing primitives
@@ -305,6 +318,22 @@ def _corner_index(img: np.ndarray, d: Design, card: Card, ink, bg) -> None:
         raise ValueError(f)
 
 
+def _indexed(band: np.ndarray, d: Design, card: Card, ink, bg) -> np.ndarray:
+    """The band with the index drawn on it (shifted right by d.index_dx)."""
+    out = band.copy()
+    _corner_index(out, d, card, ink, bg)
+    dx = _px(d.index_dx)
+    if dx:
+        drawn = np.any(out != band, axis=2)
+        moved = np.zeros_like(drawn)
+        moved[:, dx:] = drawn[:, :-dx]
+        shifted = np.zeros_like(out)
+        shifted[:, dx:] = out[:, :-dx]
+        out = band.copy()
+        out[moved] = shifted[moved]
+    return out
+
+
 def render_design_face(d: Design, card: Card) -> np.ndarray:
     """One face, BGR, 880 x 630 px (10 px/mm)."""
     k = INGREDIENTS.index(card.ingredient)
@@ -325,11 +354,13 @@ def render_design_face(d: Design, card: Card) -> np.ndarray:
         bg = (40, 40, 40)
     elif f == "bordered":
         face = np.empty((h, w, 3), np.float32)
-        face[:] = (245, 245, 240)
-        bg = (245, 245, 240)
+        face[:] = (40, 40, 45) if d.dark else (245, 245, 240)
+        bg = tuple(int(v) for v in face[0, 0])
     else:  # band, minimal, tarot: paper
         face = np.empty((h, w, 3), np.float32)
         face[:] = tuple(int(v) for v in rng.integers(225, 250, 3))
+        if d.dark:
+            face *= 0.15
         bg = tuple(int(v) for v in face[0, 0])
     face_u8 = np.clip(face, 0, 255).astype(np.uint8)
     ink = (20, 20, 20) if d.numeral_dark or f in ("minimal", "bordered") else (245, 245, 245)
@@ -377,14 +408,12 @@ def render_design_face(d: Design, card: Card) -> np.ndarray:
             center=True,
         )
     # the index layer, then the same layer turned 180 degrees at the bottom
-    top = face_u8[: _px(CARD_H_MM / 2)].copy()
-    _corner_index(top, d, card, ink, bg)
+    if d.dark:
+        ink = (235, 235, 235)
     band_h = _px(26.0)
-    face_u8[:band_h] = top[:band_h]
-    bottom = face_u8[h - band_h :].copy()
-    turned = np.ascontiguousarray(bottom[::-1, ::-1])
-    _corner_index(turned, d, card, ink, bg)
-    face_u8[h - band_h :] = turned[::-1, ::-1]
+    face_u8[:band_h] = _indexed(face_u8[:band_h], d, card, ink, bg)
+    turned = np.ascontiguousarray(face_u8[h - band_h :][::-1, ::-1])
+    face_u8[h - band_h :] = _indexed(turned, d, card, ink, bg)[::-1, ::-1]
     if f in ("bordered", "minimal", "band", "tarot"):
         cv2.rectangle(face_u8, (0, 0), (w - 1, h - 1), (150, 150, 150), max(1, _px(0.3)))
     return face_u8

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from companion import layout
-from companion.deck.deckdir import Deck, load_deck
+from companion.deck.deckdir import DEFAULT_DECK_NAME, Deck, load_deck
 from companion.vision.backends import MODELS_DIR, StripModel, load_model
+from companion.vision.band_naming import BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
 from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
@@ -74,12 +75,19 @@ class CardDetector:
         classifier: StripClassifier | bool | None = True,
     ) -> None:
         """`classifier`: True = the deck's trained strip classifier when there is one (models/
-        for the default deck, the deck folder for an enrolled one); False/None = matching only."""
+        for the default deck, the deck folder for an enrolled one); False/None = matching only.
+
+        The default deck is named by its own strip layout (numeral panel, glyph, pips) and the
+        shipped classifier; any other deck by BandNamer, which knows nothing of the design."""
         self.model = model if model is not None else load_model()
         deck = deck if deck is not None else load_deck(None)
-        if classifier is True:
-            classifier = load_classifier(deck.folder or MODELS_DIR)
-        self.namer = StripNamer(deck, classifier or None)
+        self.namer: StripNamer | BandNamer
+        if deck.name == DEFAULT_DECK_NAME and deck.folder is None:
+            if classifier is True:
+                classifier = load_classifier(MODELS_DIR)
+            self.namer = StripNamer(deck, classifier or None)
+        else:
+            self.namer = BandNamer(deck)
         self.min_confidence = min_confidence
 
     def detect(self, image: np.ndarray, cal: TableCalibration | None = None) -> FrameReading:
