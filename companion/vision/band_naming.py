@@ -56,6 +56,8 @@ LUM_WEIGHT: Final = 0.7
 CHROMA_WEIGHT: Final = 1.0
 MIN_SCORE: Final = 0.3
 """A band that correlates this poorly with every card is not a card of this deck."""
+REFINE_INGREDIENTS: Final = 4
+REFINE_PX: Final = 3
 ING_CLOSE: Final = 0.06
 """Ingredients whose whole-band scores are this close are told apart where they differ."""
 PAIR_SCALE: Final = 0.25
@@ -225,6 +227,8 @@ class _Refs:
     """(2 * 56, H, W, 3) fine reps, [end * 56 + card]: end 0 = top band, 1 = bottom turned."""
     ing_mean: np.ndarray
     """(2 * 7, H, W, 3) each ingredient's mean band [end * 7 + ingredient]."""
+    ing_small: np.ndarray
+    """The same at half size (the coarse pass)."""
     value_box: tuple[tuple[int, int, int, int], ...]
     """Per (end, ingredient): y0, y1, x0, x1 of where its 8 faces differ (numeral, pips)."""
 
@@ -293,7 +297,10 @@ class BandNamer:
                     )
                 )
         ing_mean = full.reshape(2 * N_ING, N_VAL, *full.shape[1:]).mean(axis=1)
-        return _Refs(full, ing_mean, tuple(boxes))
+        ing_small = np.stack(
+            [cv2.resize(m, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for m in ing_mean]
+        )
+        return _Refs(full, ing_mean, ing_small, tuple(boxes))
 
     @staticmethod
     def _coarse(band_top: np.ndarray) -> np.ndarray:
@@ -334,15 +341,20 @@ class BandNamer:
             return None
         # the band's top edge sits near the box's top (upright) or bottom (turned) edge
         squarish = bh > 0.5 * bw
-        best: Naming | None = None
+        # which way up (and, for a turned card, which quarter turn): decided on a half-size
+        # comparison with every ingredient, then only that reading is refined
+        best: tuple[float, float, bool, np.ndarray, np.ndarray, np.ndarray] | None = None
         for flipped in (False, True):
             angle = self._skew(image, cal, cx, cy, squarish, flipped)
             # turned more than ~15 degrees: edges give the skew modulo 90 only
             for a in (angle, angle + 90.0) if squarish else (angle,):
-                naming = self._read(image, cal, cx, cy, a, flipped, gains)
-                if naming is not None and (best is None or naming.score > best.score):
-                    best = naming
-        return best
+                rep = _rep(self._patch(image, cal, cx, cy, a, flipped, gains))
+                scores, at = self._coarse(rep)
+                if best is None or scores.max() > best[0]:
+                    best = (float(scores.max()), a, flipped, rep, scores, at)
+        assert best is not None
+        _, a, flipped, rep, scores, at = best
+        return self._read(rep, cx, cy, a, flipped, scores, at)
 
     def _skew(
         self, image, cal, cx: float, cy: float, squarish: bool, flipped: bool = False
@@ -363,6 +375,22 @@ class BandNamer:
         # the band's own top edge, not the next card of a cascade lying over its lower part
         half = round(patch.shape[0] * 0.55)
         return _line_skew(patch[patch.shape[0] - half :] if flipped else patch[:half])
+
+    def _coarse(self, rep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every ingredient's mean band against the band at half size: (scores, positions in
+        full-size pixels), the positions good to a pixel or two."""
+        refs = self._refs
+        small = cv2.resize(rep, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        th, tw = refs.ing_small.shape[1:3]
+        scores = np.empty(2 * N_ING, np.float32)
+        at = np.empty((2 * N_ING, 2), np.int32)
+        for j in range(2 * N_ING):
+            res = cv2.matchTemplate(small, refs.ing_small[j], cv2.TM_CCOEFF_NORMED)
+            _, sc, _, (x, y) = cv2.minMaxLoc(res)
+            crop = small[y : y + th, x : x + tw]
+            scores[j] = sc - COLOUR_WEIGHT * _colour_distance(crop, refs.ing_small[j])
+            at[j] = (2 * x, 2 * y)
+        return scores, at
 
     def _pair(
         self, rep: np.ndarray, a: int, b: int, at: list[tuple[int, int]]
@@ -400,23 +428,43 @@ class BandNamer:
         )
         return patch.astype(np.float32) * gains
 
-    def _read(self, image, cal, cx, cy, angle, flipped, gains) -> Naming | None:
+    def _read(
+        self,
+        rep: np.ndarray,
+        cx: float,
+        cy: float,
+        angle: float,
+        flipped: bool,
+        coarse: np.ndarray,
+        coarse_at: np.ndarray,
+    ) -> Naming | None:
         refs = self._refs
-        rep = _rep(self._patch(image, cal, cx, cy, angle, flipped, gains))
         th, tw = refs.full.shape[1:3]
-        # the ingredient: each ingredient's mean band (its 8 values averaged: colour, icon and
-        # art exact, the numeral a blur) finds its own alignment and is scored there
+        # the ingredient: the best few ingredients' mean bands (their 8 values averaged:
+        # colour, icon and art exact, the numeral a blur) each find their own alignment near
+        # the coarse one and are scored there on structure and colour
         ing_scores = np.full(2 * N_ING, -math.inf)
         ing_at: list[tuple[int, int]] = [(0, 0)] * (2 * N_ING)
-        for j in range(2 * N_ING):
-            res = cv2.matchTemplate(rep, refs.ing_mean[j], cv2.TM_CCOEFF_NORMED)
-            _, s, _, at = cv2.minMaxLoc(res)
+        r = REFINE_PX
+        for j in np.argsort(coarse)[::-1][:REFINE_INGREDIENTS]:
+            x0 = int(min(max(coarse_at[j][0] - r, 0), rep.shape[1] - tw))
+            y0 = int(min(max(coarse_at[j][1] - r, 0), rep.shape[0] - th))
+            window = rep[y0 : y0 + th + 2 * r, x0 : x0 + tw + 2 * r]
+            res = cv2.matchTemplate(window, refs.ing_mean[j], cv2.TM_CCOEFF_NORMED)
+            _, sc, _, (x, y) = cv2.minMaxLoc(res)
+            at = (x0 + x, y0 + y)
             crop = rep[at[1] : at[1] + th, at[0] : at[0] + tw]
-            ing_scores[j] = s - COLOUR_WEIGHT * _colour_distance(crop, refs.ing_mean[j])
+            ing_scores[j] = sc - COLOUR_WEIGHT * _colour_distance(crop, refs.ing_mean[j])
             ing_at[j] = at
         order = [int(j) for j in np.argsort(ing_scores)[::-1]]
         best_j = order[0]
-        rival = next(j for j in order if j % N_ING != best_j % N_ING)
+        rival = next(
+            (j for j in order if j % N_ING != best_j % N_ING and ing_scores[j] > -math.inf),
+            None,
+        )
+        if rival is None:  # the shortlist held one ingredient: its rival is the coarse one
+            rival = next(j for j in np.argsort(coarse)[::-1] if j % N_ING != best_j % N_ING)
+            ing_scores[rival] = coarse[rival]
         i_margin = float(ing_scores[best_j] - ing_scores[rival])
         if i_margin < ING_CLOSE:
             # two ingredients alike overall (two browns): let the pixels where they differ
