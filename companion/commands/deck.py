@@ -63,6 +63,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     en.add_argument("--name", default=None, help="deck name (default: the folder's name)")
     en.set_defaults(func=run_enroll)
 
+    ck = deck_sub.add_parser(
+        "check",
+        help="how confusable a deck is and how well it is read on rendered tables",
+        description="Before playing with a deck: its most confusable pairs of cards from the "
+        "faces alone, then table scenes rendered with its faces, every band at least half "
+        "visible named as at play time. Verdict: ready, usable, or hard to tell apart (with "
+        "what to do). Exit code 0 for ready or usable, 1 otherwise.",
+    )
+    ck.add_argument("deck", metavar="DIR", help="deck folder (from `deck enroll`), or `default`")
+    ck.add_argument("--frames", type=int, default=None, help="table scenes to render (default 6)")
+    ck.add_argument("--seed", type=int, default=None, help="scenes' random seed")
+    ck.add_argument("--json", action="store_true", help="print one JSON object")
+    ck.set_defaults(func=run_check)
+
 
 def run_faces(args: argparse.Namespace) -> int:
     from companion.deck.faces import write_faces
@@ -115,3 +129,26 @@ def run_enroll(args: argparse.Namespace) -> int:
         f"({time.perf_counter() - t0:.1f} s; worst outline fill {worst:.3f})"
     )
     return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from companion.deck.check import (
+        DEFAULT_FRAMES,
+        DEFAULT_SEED,
+        check_deck,
+        format_report,
+        load_checked_deck,
+    )
+    from companion.errors import BadInputError
+
+    frames = DEFAULT_FRAMES if args.frames is None else args.frames
+    if not 1 <= frames <= 500:
+        raise BadInputError(f"--frames {frames} is out of range (1..500)")
+    deck = load_checked_deck(args.deck)
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    report = check_deck(deck, frames, seed, progress=sys.stderr.isatty())
+    print(json.dumps(report.to_json()) if args.json else format_report(report))
+    return 0 if report.ok else 1

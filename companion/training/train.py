@@ -88,7 +88,7 @@ def train(cfg: TrainConfig, data_yaml: Path) -> Path:
         init=cfg.init,
         data=str(data_yaml),
         lr0=cfg.lr0,
-        warmup_epochs=1.0 if cfg.init else 3.0,
+        warmup_epochs=0.5 if cfg.init else 3.0,
         imgsz=cfg.imgsz,
         epochs=cfg.epochs,
         time=cfg.budget_minutes / 60.0,
