@@ -79,7 +79,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--names-only",
         action="store_true",
-        help="keep the strip detector; train only the strip classifier (of --deck)",
+        help="keep the strip detector; train only the default deck's strip classifier",
     )
     p.set_defaults(func=run)
 
@@ -92,6 +92,12 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0.0 <= args.designs <= 1.0:
         raise BadInputError(f"--designs {args.designs:g} is out of range (0..1)")
+    if args.names_only and args.deck is not None:
+        raise BadInputError(
+            "an enrolled deck is named from its own faces and needs no classifier: "
+            "`companion deck check DIR` shows how well it is read; --names-only trains the "
+            "default deck's classifier only"
+        )
     if args.init is not None and not args.init.is_file():
         raise BadInputError(f"--init {args.init}: no such weights file")
 
@@ -105,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
         epochs=args.epochs,
         export_to=args.export_to.resolve(),
         workers=args.workers,
-        names_frames=args.names_frames,
+        # an enrolled deck is named from its faces: only the default deck has a classifier
+        names_frames=0 if args.deck is not None else args.names_frames,
         names_budget_minutes=args.names_budget_minutes,
         names_epochs=args.names_epochs,
         names_only=args.names_only,
