@@ -70,7 +70,7 @@ def test_families_are_distinct_designs():
             f,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="measured 2026-11-24: 28 of 33 bands (85 %); this seed prints three "
+                reason="measured 2026-11-24: 22 of 33 bands (67 %); this seed prints three "
                 "ingredients in near-identical browns and they are confused (issue 10)",
             ),
         )

@@ -49,8 +49,8 @@ COARSE_BLUR_MM: Final = 1.5
 """The shortlist compares heavily blurred bands, so a box a millimetre or two off still ranks
 the right card near the top."""
 SHORTLIST: Final = 12
-COLOUR_WEIGHT: Final = 1.0
-MAX_EXPOSURE: Final = 1.35
+COLOUR_WEIGHT: Final = 2.0
+MAX_EXPOSURE: Final = 1.2
 LUM_WEIGHT: Final = 0.7
 """Score lost per unit of hue difference (a clearly different colour is 0.2-0.6 apart)."""
 CHROMA_WEIGHT: Final = 1.0
