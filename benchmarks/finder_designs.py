@@ -48,7 +48,10 @@ def truth_boxes(truth: dict) -> tuple[list[np.ndarray], list[np.ndarray]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--frames", type=int, default=8, help="frames per design (8)")
-    ap.add_argument("--models", type=Path, default=ROOT / "models", help="folder of strips.*")
+    ap.add_argument("--models", type=Path, default=ROOT / "models", help="folder of the finders")
+    ap.add_argument(
+        "--name", default="bands", help="bands (any deck, default) or strips (the default deck's)"
+    )
     ap.add_argument("--backend", choices=("onnx", "ncnn", "torch"), default="onnx")
     ap.add_argument("--families", default=None, help="comma-separated (default: all + default)")
     ap.add_argument("--hard", action="store_true", help="hands, glare, blur, long bowls")
@@ -66,7 +69,7 @@ def main() -> int:
     from companion.vision.calibration import calibrate
     from companion.vision.plane import rectify
 
-    model = load_model(args.backend, args.models)
+    model = load_model(args.backend, args.models, name=args.name)
     names = args.families.split(",") if args.families else ["default", *FAMILIES]
     spec = FrameSpec(hard=args.hard, split="test", width=args.width)
     rows = {}

@@ -28,7 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--models",
         type=Path,
         default=None,
-        help="folder holding the strip finder (strips.onnx, ...); default: the shipped models/",
+        help="folder holding the strip finders (strips.* for the default deck, bands.* for "
+        "others); default: the shipped models/",
     )
     p.set_defaults(func=run)
 
@@ -37,16 +38,15 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from companion.deck.deckdir import load_deck
-    from companion.vision.backends import load_model
+    from companion.vision.backends import MODELS_DIR, load_model
     from companion.vision.calibration import load_calibration
-    from companion.vision.detector import MIN_CONFIDENCE, CardDetector
+    from companion.vision.detector import MIN_CONFIDENCE, CardDetector, finder_name
 
     cal = load_calibration(args.calibration) if args.calibration else None
-    from companion.vision.backends import MODELS_DIR
-
+    deck = load_deck(args.deck)
     detector = CardDetector(
-        load_model(args.backend, args.models or MODELS_DIR),
-        load_deck(args.deck),
+        load_model(args.backend, args.models or MODELS_DIR, name=finder_name(deck)),
+        deck,
         MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence,
     )
     failed = 0

@@ -91,10 +91,11 @@ def follow(
     from companion.tracking.gamelog import GameLog
     from companion.vision.backends import load_model
     from companion.vision.calibration import load_calibration
-    from companion.vision.detector import CardDetector
+    from companion.vision.detector import CardDetector, finder_name
 
     calibration = load_calibration(args.calibration) if args.calibration else None
-    detector = CardDetector(load_model(args.backend), load_deck(args.deck))
+    deck = load_deck(args.deck)
+    detector = CardDetector(load_model(args.backend, name=finder_name(deck)), deck)
     log = GameLog.open(log_path or args.log)
     jsonl = None
     try:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from companion.training.yolo_env import ROOT, prepare_offline_ultralytics, train_resumable
-from companion.vision.backends import INPUT_SIZE, MODEL_NAME, MODELS_DIR
+from companion.vision.backends import ANY_DECK_MODEL_NAME, INPUT_SIZE, MODEL_NAME, MODELS_DIR
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,8 @@ def run_training(cfg: TrainConfig) -> dict:
     t_render = time.monotonic() - t0
     best = train(cfg, data_yaml)
     t_train = time.monotonic() - t0 - t_render
-    paths = export(best, cfg.export_to)
+    # trained across designs it is the any-deck finder; the default deck keeps its own
+    paths = export(best, cfg.export_to, ANY_DECK_MODEL_NAME if cfg.designs > 0 else MODEL_NAME)
     t_export = time.monotonic() - t0 - t_render - t_train
     summary = {
         "render_s": round(t_render, 1),

@@ -23,6 +23,10 @@ from companion.vision.plane import RECT_SIZE
 
 MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
 MODEL_NAME: Final = "strips"
+"""The default deck's strip finder."""
+ANY_DECK_MODEL_NAME: Final = "bands"
+"""The finder trained across generated deck designs, for every other deck: on the default deck
+it reads one golden-frame card fewer than its own finder, so each deck keeps its best."""
 """models/strips.pt, models/strips.onnx, models/strips_ncnn_model/."""
 INPUT_SIZE: Final = (
     (RECT_SIZE[0] + 31) // 32 * 32,

@@ -15,7 +15,13 @@ import numpy as np
 
 from companion import layout
 from companion.deck.deckdir import DEFAULT_DECK_NAME, Deck, load_deck
-from companion.vision.backends import MODELS_DIR, StripModel, load_model
+from companion.vision.backends import (
+    ANY_DECK_MODEL_NAME,
+    MODEL_NAME,
+    MODELS_DIR,
+    StripModel,
+    load_model,
+)
 from companion.vision.band_naming import BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
 from companion.vision.naming import Naming, StripNamer
@@ -52,6 +58,15 @@ class FrameReading:
     """Strip boxes the detector found before naming."""
 
 
+def is_default(deck: Deck) -> bool:
+    return deck.name == DEFAULT_DECK_NAME and deck.folder is None
+
+
+def finder_name(deck: Deck) -> str:
+    """Which strip finder reads this deck (backends.MODEL_NAME or ANY_DECK_MODEL_NAME)."""
+    return MODEL_NAME if is_default(deck) else ANY_DECK_MODEL_NAME
+
+
 def nominal_calibration(image: np.ndarray) -> TableCalibration:
     """No markers: assume the kit's default camera (centred, looking down, default height)."""
     h, w = image.shape[:2]
@@ -79,10 +94,10 @@ class CardDetector:
 
         The default deck is named by its own strip layout (numeral panel, glyph, pips) and the
         shipped classifier; any other deck by BandNamer, which knows nothing of the design."""
-        self.model = model if model is not None else load_model()
         deck = deck if deck is not None else load_deck(None)
+        self.model = model if model is not None else load_model(name=finder_name(deck))
         self.namer: StripNamer | BandNamer
-        if deck.name == DEFAULT_DECK_NAME and deck.folder is None:
+        if is_default(deck):
             if classifier is True:
                 classifier = load_classifier(MODELS_DIR)
             self.namer = StripNamer(deck, classifier or None)
