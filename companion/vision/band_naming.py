@@ -31,7 +31,7 @@ from companion.cards import CARD_IDS, INGREDIENTS
 from companion.deck.deckdir import Deck
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.calibration import TableCalibration
-from companion.vision.naming import Naming, _skew_deg
+from companion.vision.naming import Naming, _parabola, _skew_deg
 from companion.vision.plane import scale_matrix
 
 PPM: Final = 2.5
@@ -45,14 +45,14 @@ BLUR_MM: Final = 0.3
 REF_BLUR_MM: Final = 0.7
 """The camera already blurs what it sees (lens, sensor, JPEG, resampling: about 0.5 mm), the
 deck's faces are sharp: blurring the references more makes the two alike."""
-COARSE_BLUR_MM: Final = 1.5
-"""The shortlist compares heavily blurred bands, so a box a millimetre or two off still ranks
-the right card near the top."""
-SHORTLIST: Final = 12
 COLOUR_WEIGHT: Final = 2.0
+"""Score lost per unit of colour distance (white-referenced RMS: look-alike browns are 0.05-0.1
+apart, clearly different colours 0.2-0.6)."""
 MAX_EXPOSURE: Final = 1.2
+"""A card may look this much brighter or darker than its face (a lamp's gradient), no more: a
+yellow is not an olive."""
 LUM_WEIGHT: Final = 0.7
-"""Score lost per unit of hue difference (a clearly different colour is 0.2-0.6 apart)."""
+"""Lightness counts a little less than hue in that distance."""
 CHROMA_WEIGHT: Final = 1.0
 MIN_SCORE: Final = 0.3
 """A band that correlates this poorly with every card is not a card of this deck."""
@@ -139,13 +139,8 @@ def _line_skew(bgr: np.ndarray) -> float:
             best, best_k = v, k
     a = float(np.rad2deg(angles[best_k]))
     if 0 < best_k < len(votes) - 1:
-        a += 0.5 * _parabola_offset(votes[best_k - 1], votes[best_k], votes[best_k + 1])
+        a += 0.5 * _parabola(votes[best_k - 1], votes[best_k], votes[best_k + 1])
     return a
-
-
-def _parabola_offset(a: float, b: float, c: float) -> float:
-    den = a - 2 * b + c
-    return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
 
 
 REGISTER_PX: Final = 4
@@ -301,18 +296,6 @@ class BandNamer:
             [cv2.resize(m, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for m in ing_mean]
         )
         return _Refs(full, ing_mean, ing_small, tuple(boxes))
-
-    @staticmethod
-    def _coarse(band_top: np.ndarray) -> np.ndarray:
-        """Blurred, small, luminance-normalised: a few millimetres off still ranks close."""
-        rep = _rep(band_top, COARSE_BLUR_MM)
-        small = cv2.resize(
-            rep, (rep.shape[1] // 4, rep.shape[0] // 4), interpolation=cv2.INTER_AREA
-        )
-        lum = max(float(small[..., 0].mean()), 8.0)
-        small = small / lum
-        small[..., 0] -= float(small[..., 0].mean())
-        return _unit(small)
 
     # ------------------------------------------------------------------ reading
 
