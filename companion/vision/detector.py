@@ -89,8 +89,8 @@ class CardDetector:
         min_confidence: float = MIN_CONFIDENCE,
         classifier: StripClassifier | bool | None = True,
     ) -> None:
-        """`classifier`: True = the deck's trained strip classifier when there is one (models/
-        for the default deck, the deck folder for an enrolled one); False/None = matching only.
+        """`classifier` (default deck only): True = the shipped strip classifier; False/None =
+        matching only.
 
         The default deck is named by its own strip layout (numeral panel, glyph, pips) and the
         shipped classifier; any other deck by BandNamer, which knows nothing of the design."""
