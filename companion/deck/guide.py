@@ -16,10 +16,14 @@ For every photo:
   - lay the 8 cards of that ingredient face up in one row, values 0 to 7 from left to right,
     each card upright (taller than wide, its top towards the top of the photo: published cards
     are not always symmetric, so the photo's orientation is kept as given);
-  - use a plain surface that contrasts with the cards' edges (e.g. a mid-grey or green cloth),
-    cards not touching (a finger's width apart), nothing covering them, no strong glare;
-  - photograph straight from above, all 8 cards fully in view, filling most of the photo
-    (each card at least {minw} pixels wide), in focus.
+  - use a plain surface on which you can see every card's edge: its colour or its lightness
+    differs from the edges' (a mottled cloth is fine; white cards on a cloth a tone darker,
+    dark cards on one a tone lighter or of another colour); uneven light and a soft reflection
+    are fine, glare that washes out an edge is not; cards not touching (a finger's width
+    apart), nothing covering them;
+  - photograph from above (a little off vertical is fine), all 8 cards fully in view with a
+    margin round them, filling most of the photo (each card at least {minw} pixels wide),
+    in focus.
 Give the photos in that order, or a folder holding exactly 7 photos whose names sort in that
 order (e.g. 1-ajitama.jpg ... 7-shiitake.jpg)."""
 
