@@ -25,7 +25,14 @@ For every photo:
     margin round them, filling most of the photo (each card at least {minw} pixels wide),
     in focus.
 Give the photos in that order, or a folder holding exactly 7 photos whose names sort in that
-order (e.g. 1-ajitama.jpg ... 7-shiitake.jpg)."""
+order (e.g. 1-ajitama.jpg ... 7-shiitake.jpg).
+
+After enrolling: nothing is trained, the deck is named at once by comparing what the camera
+sees with these 56 faces. Run `companion deck check DIR` before playing: it lists the cards
+that look most alike and reads table scenes drawn with your faces (ready / usable / hard to
+tell apart). A deck of another design is not yet read as surely as the default deck (see the
+README). If cards are listed as alike: retake those photos in even light, sharp; lay bowl
+cards with the full 16 mm step so each numeral shows; use the Pi camera at full resolution."""
 
 
 def guide_text() -> str:
