@@ -504,13 +504,14 @@ def _is_upright(contour: np.ndarray) -> bool:
 
 
 def _odd_shape(xs: np.ndarray, ratios: np.ndarray) -> int | None:
-    """The card whose width/height is off the line through the others' (over x), if any."""
+    """The card whose width/height is off the others' trend over x, if any (a parabola: seen
+    in perspective, the cards' shape changes smoothly but not linearly across the photo)."""
     worst, worst_err = None, ROW_ASPECT_TOLERANCE
     for i in range(len(xs)):
         others = np.arange(len(xs)) != i
-        if others.sum() < 3:
+        if others.sum() < 4:
             return None
-        trend = np.polyval(np.polyfit(xs[others], ratios[others], 1), xs[i])
+        trend = np.polyval(np.polyfit(xs[others], ratios[others], 2), xs[i])
         err = abs(ratios[i] / trend - 1)
         if err > worst_err:
             worst, worst_err = i, err
@@ -671,13 +672,17 @@ def find_cards(image: np.ndarray, expected: int = CARDS_PER_PHOTO) -> list[CardO
             )
         long, short = max(rw, rh), min(rw, rh)
         solid = cv2.contourArea(c) / scale**2 / max(1.0, rw * rh) >= 0.8  # a full rectangle
-        if card_long is not None and solid and not upright and abs(short / card_long - 1) < 0.2:
-            n = max(2, round(long / (card_long * ASPECT)))
-            raise EnrolmentError(
-                f"the {_ordinals(place, n)} cards from the left touch: lay them a finger's "
-                "width apart"
-            )
-        if solid and not upright and abs(short / max(long, 1.0) / ASPECT - 1) <= ASPECT_TOLERANCE:
+        # lying across the row: as tall as a card and two or more wide, or a card sideways
+        across = solid and not upright
+        if across and card_long is not None and abs(short / card_long - 1) < 0.2:
+            wide = long / (card_long * ASPECT)  # in card widths
+            n = max(2, round(wide))
+            if wide >= 1.7:
+                raise EnrolmentError(
+                    f"the {_ordinals(place, n)} cards from the left touch: lay them a finger's "
+                    "width apart"
+                )
+        if across and abs(short / max(long, 1.0) / ASPECT - 1) <= ASPECT_TOLERANCE:
             raise EnrolmentError(
                 f"the {_ordinal(place)} card from the left lies sideways: turn it upright "
                 "(taller than wide, its top towards the top of the photo)"
