@@ -221,16 +221,13 @@ def play_namer(deck: Deck) -> tuple[_Namer, str]:
     """The namer the live detector would use for this deck, and a label: the default deck is
     named by its own strip layout and the shipped classifier, any other deck by BandNamer."""
     from companion.vision.band_naming import BandNamer
+    from companion.vision.detector import namer_for
 
-    if deck.name == DEFAULT_DECK_NAME and deck.folder is None:
-        from companion.vision.backends import MODELS_DIR
-        from companion.vision.naming import StripNamer
-        from companion.vision.strip_classifier import load_classifier
-
-        classifier = load_classifier(MODELS_DIR)
-        label = "default strip layout" + (" + classifier" if classifier else "")
-        return StripNamer(deck, classifier), label
-    return BandNamer(deck), "matching the deck's faces (BandNamer)"
+    namer = namer_for(deck)
+    if isinstance(namer, BandNamer):
+        return namer, "matching the deck's faces (BandNamer)"
+    label = "default strip layout" + (" + classifier" if namer.classifier else "")
+    return namer, label
 
 
 # ------------------------------------------------------------------ faces alone
@@ -470,7 +467,9 @@ def check_deck(
     pairs = confusable_pairs(deck, namer)
     readings, calibrated = render_readings(deck, namer, frames, seed, width, progress)
     t = tally(readings)
-    enrolled = deck.folder is not None or deck.name != DEFAULT_DECK_NAME
+    from companion.vision.detector import is_default
+
+    enrolled = not is_default(deck)
     advice = advise(t, pairs, enrolled)
     verdict, line = judge(t, advice)
     return DeckCheck(

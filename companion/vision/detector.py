@@ -67,6 +67,18 @@ def finder_name(deck: Deck) -> str:
     return MODEL_NAME if is_default(deck) else ANY_DECK_MODEL_NAME
 
 
+def namer_for(
+    deck: Deck, classifier: StripClassifier | bool | None = True
+) -> StripNamer | BandNamer:
+    """The default deck is named by its own strip layout (numeral panel, glyph, pips) and, with
+    `classifier` True, the shipped classifier; any other deck by BandNamer."""
+    if is_default(deck):
+        if classifier is True:
+            classifier = load_classifier(MODELS_DIR)
+        return StripNamer(deck, classifier or None)
+    return BandNamer(deck)
+
+
 def nominal_calibration(image: np.ndarray) -> TableCalibration:
     """No markers: assume the kit's default camera (centred, looking down, default height)."""
     h, w = image.shape[:2]
@@ -96,13 +108,7 @@ class CardDetector:
         shipped classifier; any other deck by BandNamer, which knows nothing of the design."""
         deck = deck if deck is not None else load_deck(None)
         self.model = model if model is not None else load_model(name=finder_name(deck))
-        self.namer: StripNamer | BandNamer
-        if is_default(deck):
-            if classifier is True:
-                classifier = load_classifier(MODELS_DIR)
-            self.namer = StripNamer(deck, classifier or None)
-        else:
-            self.namer = BandNamer(deck)
+        self.namer = namer_for(deck, classifier)
         self.min_confidence = min_confidence
 
     def detect(self, image: np.ndarray, cal: TableCalibration | None = None) -> FrameReading:
