@@ -75,7 +75,7 @@ class Design:
 
 
 def _hsv_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
-    px = np.uint8([[[round(h * 179) % 180, round(s * 255), round(v * 255)]]])
+    px = np.array([[[round(h * 179) % 180, round(s * 255), round(v * 255)]]], np.uint8)
     b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
     return (int(b), int(g), int(r))
 
@@ -218,7 +218,7 @@ def _illustration(img: np.ndarray, rng: np.random.Generator, box, color, n: int)
     """A stand-in for painted art: overlapping soft blobs, strokes and highlights in a box."""
     x0, y0, x1, y1 = box
     for _ in range(n):
-        c = _shade(color, rng.uniform(0.4, 1.6))
+        c: tuple[int, ...] = _shade(color, rng.uniform(0.4, 1.6))
         if rng.random() < 0.3:
             c = tuple(int(v) for v in rng.integers(0, 256, 3))
         kind = rng.integers(3)
@@ -342,6 +342,7 @@ def render_design_face(d: Design, card: Card) -> np.ndarray:
     # the art is the same for all values of one ingredient (as in most published decks)
     rng = np.random.default_rng([d.seed, FAMILIES.index(d.family), k, 5])
     f = d.family
+    bg: tuple[int, ...]
     if f in ("corner", "ornate", "badge"):
         face = np.empty((h, w, 3), np.float32)
         face[:] = col

@@ -157,7 +157,7 @@ def _registered(group: np.ndarray) -> np.ndarray:
     for i, band in enumerate(group):
         res = cv2.matchTemplate(band, inner, cv2.TM_CCOEFF_NORMED)
         _, _, _, (x, y) = cv2.minMaxLoc(res)
-        shift = np.float32([[1, 0, m - x], [0, 1, m - y]])
+        shift = np.array([[1, 0, m - x], [0, 1, m - y]], np.float32)
         out[i] = cv2.warpAffine(
             band, shift, (band.shape[1], band.shape[0]), borderMode=cv2.BORDER_REPLICATE
         )
@@ -475,11 +475,11 @@ class BandNamer:
                 continue
             res = cv2.matchTemplate(region, templ, cv2.TM_CCOEFF_NORMED)
             vscores[v] = float(res.max())
-        order = np.argsort(vscores)[::-1]
-        value = int(order[0])
-        v_margin = float(vscores[order[0]] - vscores[order[1]])
+        ranked = np.argsort(vscores)[::-1]
+        value = int(ranked[0])
+        v_margin = float(vscores[ranked[0]] - vscores[ranked[1]])
         card = ing * N_VAL + value
-        runner = ing * N_VAL + int(order[1]) if v_margin < i_margin else runner_ing * N_VAL + value
+        runner = ing * N_VAL + int(ranked[1]) if v_margin < i_margin else runner_ing * N_VAL + value
         # where the band is: centre of the matched top part, back on the plane
         local_x = (ax + tw / 2) / PPM - (CARD_W_MM / 2 + SEARCH_X_MM)
         local_y = (ay / PPM + INDEX_STRIP_MM / 2) - (INDEX_STRIP_MM / 2 + SEARCH_Y_MM)
