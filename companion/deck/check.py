@@ -236,28 +236,22 @@ def play_namer(deck: Deck) -> tuple[_Namer, str]:
 def _band_score(a: np.ndarray, b: np.ndarray) -> float:
     """BandNamer's ingredient score of band `a` against band `b`: structure (normalised
     correlation at the best small shift) minus its colour penalty."""
-    from companion.vision.band_naming import COLOUR_WEIGHT, _colour_distance
+    from companion.vision.band_naming import ingredient_score
 
     p = SHIFT_PX
     padded = cv2.copyMakeBorder(a, p, p, p, p, cv2.BORDER_REPLICATE)
-    res = cv2.matchTemplate(padded, b, cv2.TM_CCOEFF_NORMED)
-    _, ncc, _, (x, y) = cv2.minMaxLoc(res)
-    h, w = b.shape[:2]
-    return float(ncc) - COLOUR_WEIGHT * _colour_distance(padded[y : y + h, x : x + w], b)
+    return float(ingredient_score(padded, b)[0])
 
 
 def _value_score(a: np.ndarray, b: np.ndarray, box: tuple[int, int, int, int]) -> float:
     """BandNamer's value score of band `a` against band `b`'s numeral area (same ingredient):
     the two compared only where that ingredient's 8 faces differ."""
-    from companion.vision.band_naming import VALUE_SEARCH_PX
+    from companion.vision.band_naming import VALUE_SEARCH_PX, value_score
 
     y0, y1, x0, x1 = box
     p = VALUE_SEARCH_PX
-    region = a[max(0, y0 - p) : y1 + p, max(0, x0 - p) : x1 + p]
-    templ = b[y0:y1, x0:x1]
-    if region.shape[0] < templ.shape[0] or region.shape[1] < templ.shape[1]:
-        return 1.0
-    return float(cv2.matchTemplate(region, templ, cv2.TM_CCOEFF_NORMED).max())
+    score = value_score(a[max(0, y0 - p) : y1 + p, max(0, x0 - p) : x1 + p], b[y0:y1, x0:x1])
+    return 1.0 if score is None else score
 
 
 def pair_similarities(

@@ -53,7 +53,6 @@ MAX_EXPOSURE: Final = 1.2
 yellow is not an olive."""
 LUM_WEIGHT: Final = 0.7
 """Lightness counts a little less than hue in that distance."""
-CHROMA_WEIGHT: Final = 1.0
 MIN_SCORE: Final = 0.3
 """A band that correlates this poorly with every card is not a card of this deck."""
 REFINE_INGREDIENTS: Final = 4
@@ -74,8 +73,8 @@ def _opponent(bgr: np.ndarray) -> np.ndarray:
     """Luminance and two colour-opponent channels (float32, 3 channels)."""
     b, g, r = cv2.split(bgr.astype(np.float32))
     lum = (b + g + r) * np.float32(1 / 3)
-    rg = (r - g) * np.float32(CHROMA_WEIGHT)
-    by = (b - (r + g) * np.float32(0.5)) * np.float32(CHROMA_WEIGHT)
+    rg = r - g
+    by = b - (r + g) * np.float32(0.5)
     return cv2.merge([lum, rg, by])
 
 
@@ -101,6 +100,23 @@ def _colour_distance(obs: np.ndarray, ref: np.ndarray, weights: np.ndarray | Non
     return float(np.sqrt((d * d * w).sum() / max(float(w.sum()) * 3, 1e-6)))
 
 
+def ingredient_score(window: np.ndarray, templ: np.ndarray) -> tuple[float, tuple[int, int]]:
+    """An ingredient's band against the best-aligned place in `window`: structure (normalised
+    correlation) minus the colour penalty there; and that place (x, y)."""
+    res = cv2.matchTemplate(window, templ, cv2.TM_CCOEFF_NORMED)
+    _, sc, _, (x, y) = cv2.minMaxLoc(res)
+    h, w = templ.shape[:2]
+    crop = window[y : y + h, x : x + w]
+    return sc - COLOUR_WEIGHT * _colour_distance(crop, templ), (x, y)
+
+
+def value_score(region: np.ndarray, templ: np.ndarray) -> float | None:
+    """One value's numeral area at its best place in `region` (None when it does not fit)."""
+    if region.shape[0] < templ.shape[0] or region.shape[1] < templ.shape[1]:
+        return None
+    return float(cv2.matchTemplate(region, templ, cv2.TM_CCOEFF_NORMED).max())
+
+
 SKEW_RANGE_DEG: Final = 14.0
 
 
@@ -120,16 +136,16 @@ def _line_skew(bgr: np.ndarray) -> float:
     if len(xs) < 20:
         return 0.0
     wts = np.minimum(mag[ys, xs], 2 * thr)
-    gray = bgr
+    h, w = bgr.shape[:2]
     angles = np.deg2rad(np.arange(-SKEW_RANGE_DEG, SKEW_RANGE_DEG + 0.01, 0.5))
     # image y points down: a line turned counter-clockwise by a has y = y0 - x tan(a)
     offs = ys[None, :] * np.cos(angles)[:, None] + xs[None, :] * np.sin(angles)[:, None]
-    n_bins = int(gray.shape[0] + gray.shape[1]) + 2
+    n_bins = h + w + 2
     best, best_k = -1.0, 0
     votes = []
     for k in range(len(angles)):
         hist = np.bincount(
-            np.clip(np.round(offs[k]).astype(np.int64) + gray.shape[1], 0, n_bins * 2 - 1),
+            np.clip(np.round(offs[k]).astype(np.int64) + w, 0, n_bins * 2 - 1),
             weights=wts,
             minlength=n_bins * 2,
         )
@@ -304,11 +320,9 @@ class BandNamer:
         image: np.ndarray,
         cal: TableCalibration,
         boxes_mm: Sequence[tuple[float, float, float, float]],
-        gains: np.ndarray | None = None,
     ) -> list[Naming | None]:
         """Name the bands the finder boxed (x0, y0, x1, y1 on the table plane, mm)."""
-        if gains is None:
-            gains = frame_white_gains(image, cal)
+        gains = frame_white_gains(image, cal)
         return [self._name_box(image, cal, box, gains) for box in boxes_mm]
 
     def _name_box(
@@ -364,21 +378,18 @@ class BandNamer:
         full-size pixels), the positions good to a pixel or two."""
         refs = self._refs
         small = cv2.resize(rep, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        th, tw = refs.ing_small.shape[1:3]
         scores = np.empty(2 * N_ING, np.float32)
         at = np.empty((2 * N_ING, 2), np.int32)
         for j in range(2 * N_ING):
-            res = cv2.matchTemplate(small, refs.ing_small[j], cv2.TM_CCOEFF_NORMED)
-            _, sc, _, (x, y) = cv2.minMaxLoc(res)
-            crop = small[y : y + th, x : x + tw]
-            scores[j] = sc - COLOUR_WEIGHT * _colour_distance(crop, refs.ing_small[j])
+            scores[j], (x, y) = ingredient_score(small, refs.ing_small[j])
             at[j] = (2 * x, 2 * y)
         return scores, at
 
     def _pair(
         self, rep: np.ndarray, a: int, b: int, at: list[tuple[int, int]]
     ) -> tuple[float, float]:
-        """Structure of the band where ingredient means a and b differ, compared with each."""
+        """The band compared with ingredient means a and b where they differ: structure minus
+        PAIR_COLOUR times the colour distance there."""
         ta, tb = self._refs.ing_mean[a], self._refs.ing_mean[b]
         th, tw = ta.shape[:2]
         diff = np.abs(ta - tb).sum(axis=2)
@@ -433,12 +444,8 @@ class BandNamer:
             x0 = int(min(max(coarse_at[j][0] - r, 0), rep.shape[1] - tw))
             y0 = int(min(max(coarse_at[j][1] - r, 0), rep.shape[0] - th))
             window = rep[y0 : y0 + th + 2 * r, x0 : x0 + tw + 2 * r]
-            res = cv2.matchTemplate(window, refs.ing_mean[j], cv2.TM_CCOEFF_NORMED)
-            _, sc, _, (x, y) = cv2.minMaxLoc(res)
-            at = (x0 + x, y0 + y)
-            crop = rep[at[1] : at[1] + th, at[0] : at[0] + tw]
-            ing_scores[j] = sc - COLOUR_WEIGHT * _colour_distance(crop, refs.ing_mean[j])
-            ing_at[j] = at
+            ing_scores[j], (x, y) = ingredient_score(window, refs.ing_mean[j])
+            ing_at[j] = (x0 + x, y0 + y)
         order = [int(j) for j in np.argsort(ing_scores)[::-1]]
         best_j = order[0]
         rival = next(
@@ -470,11 +477,9 @@ class BandNamer:
         base = end * 56 + ing * N_VAL
         vscores = np.full(N_VAL, -1.0)
         for v in range(N_VAL):
-            templ = refs.full[base + v][my0:my1, mx0:mx1]
-            if region.shape[0] < templ.shape[0] or region.shape[1] < templ.shape[1]:
-                continue
-            res = cv2.matchTemplate(region, templ, cv2.TM_CCOEFF_NORMED)
-            vscores[v] = float(res.max())
+            score = value_score(region, refs.full[base + v][my0:my1, mx0:mx1])
+            if score is not None:
+                vscores[v] = score
         ranked = np.argsort(vscores)[::-1]
         value = int(ranked[0])
         v_margin = float(vscores[ranked[0]] - vscores[ranked[1]])
