@@ -39,6 +39,8 @@ class TablePipeline:
     settle: SettleConfig = field(default_factory=SettleConfig)
     manual_calibration: TableCalibration | None = None
     """Used when the markers are hidden (e.g. `--calibration FILE`)."""
+    on_frame: Callable[[TablePipeline, Frame, list[Event]], None] | None = None
+    """Called after each frame with the events it gave (e.g. the recap's bowl cropper)."""
 
     def __post_init__(self) -> None:
         self.settler = TableSettler(self.settle)
@@ -83,7 +85,10 @@ class TablePipeline:
                     ],
                 )
         settled = self.settler.update(frame.t, readings, score)
-        return self.follower.observe(settled)
+        events = self.follower.observe(settled)
+        if self.on_frame is not None:
+            self.on_frame(self, frame, events)
+        return events
 
 
 def describe(event: Event) -> str:
