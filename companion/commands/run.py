@@ -86,6 +86,7 @@ def follow(
     from companion.camera import WatchedSource, open_source
     from companion.deck.deckdir import load_deck
     from companion.errors import BadInputError
+    from companion.recap.crops import BowlCropper, CropStore
     from companion.session import EventSinks, Session, TablePipeline, describe, scoreboard
     from companion.tracking.follower import GameFollower
     from companion.tracking.gamelog import GameLog
@@ -125,6 +126,8 @@ def follow(
         else:
             follower = make_follower(mode, players)
         pipeline = TablePipeline(detector, follower, manual_calibration=calibration)
+        # each served bowl's picture, kept beside the game log for the recap
+        pipeline.on_frame = BowlCropper(CropStore.beside(log.path), lambda: games[-1])
         if source_spec == "picamera" or source_spec.startswith("usb:"):
             source = WatchedSource(lambda: open_source(source_spec))
         elif Path(source_spec).is_file() and not args.headless:
