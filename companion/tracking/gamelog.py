@@ -9,10 +9,15 @@ replays `events(last_unfinished_game().id)` to rebuild the game.
 Where it lives: `--log PATH` on the command line, else `$RAMEN_COMPANION_LOG`, else
 `$XDG_DATA_HOME/ramen-companion/games.sqlite` (`~/.local/share/...` by default); see
 `default_log_path()`.
+
+One follower at a time: `LogLock.acquire(path, holder)` takes an exclusive lock on
+`<log>.lock` (fcntl), so a second `companion run` on the same log refuses in one line naming
+the first one instead of interleaving two games. Readers need no lock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -27,6 +32,11 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 from companion.errors import BadInputError, CompanionError
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; one companion per log is then up to you
+    fcntl = None  # type: ignore[assignment]
 
 ENV_VAR: Final = "RAMEN_COMPANION_LOG"
 SCHEMA_VERSION: Final = 1
@@ -56,6 +66,10 @@ CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, seq);
 
 class GameLogError(CompanionError, OSError):
     """The game log cannot be opened, read or written (corrupt file, wrong file, disk error)."""
+
+
+class GameLogBusyError(GameLogError):
+    """Another companion is following games into this log."""
 
 
 def default_log_path(env: Mapping[str, str] | None = None) -> Path:
@@ -240,9 +254,21 @@ class GameLog:
         return self._games("", ())
 
     def last_unfinished_game(self) -> GameInfo | None:
-        """The most recently started game not finished: what `companion run --resume` continues."""
-        games = self._games("WHERE g.finished IS NULL", ())
+        """The most recently started game not finished: what `companion run --resume` continues.
+        A game with no event holds nothing to resume and is passed over (earlier versions
+        logged one when the camera failed to open)."""
+        games = self._games(
+            "WHERE g.finished IS NULL AND EXISTS (SELECT 1 FROM events e WHERE e.game_id = g.id)",
+            (),
+        )
         return games[-1] if games else None
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Raw rows of a read-only SELECT, for reports that must survive a malformed row (the
+        history lists a damaged game instead of failing on it); GameLogError on failure."""
+        if not sql.lstrip().upper().startswith("SELECT"):
+            raise BadInputError(f"query() only reads: {sql[:40]!r}")
+        return self._read(sql, params)
 
     def close(self) -> None:
         with self._lock:
@@ -315,3 +341,87 @@ def _split_event(event: Mapping[str, Any]) -> tuple[float, str, str]:
         raise BadInputError(f"event 'type' must be a non-empty string: {event!r}")
     payload = {k: v for k, v in event.items() if k not in ("t", "type")}
     return float(t), kind, _dumps(payload)
+
+
+def lock_path(log_path: str | Path) -> Path:
+    """The lock file beside a game log: `games.sqlite` -> `games.sqlite.lock`."""
+    path = Path(log_path)
+    return path.with_name(path.name + ".lock")
+
+
+class LogLock:
+    """An exclusive, advisory lock on a game log for the process that follows games into it.
+
+    The lock file holds who took it (pid, command, since when), for the refusal message; the
+    kernel drops the lock when the process dies (kill -9, power cut), so a stale file never
+    blocks. A context manager; `release()` removes the file.
+    """
+
+    def __init__(self, path: Path, fd: int | None) -> None:
+        """Use LogLock.acquire()."""
+        self.path = path
+        self._fd = fd
+
+    @classmethod
+    def acquire(cls, log_path: str | Path, holder: str) -> LogLock:
+        """Lock `log_path` for `holder` (e.g. `companion run --source picamera`) or raise
+        GameLogBusyError saying who holds it."""
+        path = lock_path(log_path)
+        if fcntl is None:
+            return cls(path, None)
+        while True:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise GameLogError(f"cannot create the lock file {path}: {exc.strerror}") from exc
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                who = _holder(fd)
+                os.close(fd)
+                raise GameLogBusyError(
+                    f"game log {Path(log_path)} is in use by {who}: stop it first, or use "
+                    "another --log"
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)  # the previous holder removed the file as we opened it: again
+        info = {"pid": os.getpid(), "command": holder, "since": time.time()}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(info).encode(), 0)
+        return cls(path, fd)
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+def _holder(fd: int) -> str:
+    """`another companion (pid 4242, `companion run --source picamera`, since 14:02:11)`."""
+    try:
+        info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        pid, command, since = int(info["pid"]), str(info["command"]), float(info["since"])
+        clock = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(since))
+    except (OSError, ValueError, KeyError, TypeError, OverflowError):
+        return "another companion"
+    command = " ".join(command.split())[:200]
+    return f"another companion (pid {pid}, `{command}`, since {clock})"
