@@ -25,6 +25,8 @@ COMMANDS: tuple[str, ...] = (
     "render",
     "train",
     "doctor",
+    "history",
+    "recap",
 )
 
 

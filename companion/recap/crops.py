@@ -41,6 +41,8 @@ MAX_CROPS_PER_GAME: Final = 40
 MAX_STORE_BYTES: Final = 64 * 1024 * 1024
 """Above this, the crops of the oldest games are deleted (about 300 games of 12 bowls)."""
 MARGIN_MM: Final = 6.0
+CARD_MM: Final = 95.0
+"""Below the lowest card's centre, a crop keeps this much (a card is 88 mm tall)."""
 BOWL_REGIONS: Final = {r.id: r for r in REGIONS if r.id.startswith("bowl-")}
 
 
@@ -50,11 +52,19 @@ def crops_folder(log_path: str | Path) -> Path:
     return path.parent / f"{path.stem}-crops"
 
 
-def crop_bowl(image: np.ndarray, calibration: TableCalibration, region: str) -> np.ndarray:
-    """Top-down picture of one bowl region (BGR), at the camera's own resolution or less."""
+def crop_bowl(
+    image: np.ndarray,
+    calibration: TableCalibration,
+    region: str,
+    lowest_mm: float | None = None,
+) -> np.ndarray:
+    """Top-down picture of one bowl region (BGR), at the camera's own resolution or less.
+    `lowest_mm`: table y of the lowest card seen in it, to leave out the empty rest."""
     rect = BOWL_REGIONS[region].rect
     x0, y0 = rect.x0 - MARGIN_MM, rect.y0 - MARGIN_MM
     x1, y1 = rect.x1 + MARGIN_MM, rect.y1 + MARGIN_MM
+    if lowest_mm is not None:
+        y1 = min(y1, max(y0 + CARD_MM, lowest_mm + CARD_MM))
     corners_mm = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
     corners_px = calibration.to_image(corners_mm).astype(np.float32)
     native = float(np.linalg.norm(corners_px[1] - corners_px[0])) / (x1 - x0)
@@ -200,13 +210,17 @@ class BowlCropper:
         if calibration is None or reading is None:
             return
         counts: dict[str, int] = {}
+        lowest: dict[str, float] = {}
         for card in reading.cards:
             if card.region in BOWL_REGIONS:
                 counts[card.region] = counts.get(card.region, 0) + 1
+                y = float(card.center_mm[1])
+                lowest[card.region] = max(lowest.get(card.region, y), y)
         for region, n in counts.items():
             best = self._best.get(region)
             if best is None or n >= best[0]:
                 try:
-                    self._best[region] = (n, crop_bowl(image, calibration, region))
+                    crop = crop_bowl(image, calibration, region, lowest[region])
+                    self._best[region] = (n, crop)
                 except cv2.error:
                     continue
