@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from companion import __version__
 from companion.errors import CompanionError
@@ -30,8 +32,28 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit 2): the usage block is one --help away."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help)\n")
+
+
+def _one_line(text: str) -> str:
+    """Text made printable on one line: control characters shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.splitlines()))
+
+
+def quiet_native_logs() -> None:
+    """OpenCV's own log and FFmpeg's stay silent: their lines would bury our one-line errors
+    (set OPENCV_LOG_LEVEL / OPENCV_FFMPEG_LOGLEVEL to see them). Before cv2 is imported."""
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
+    os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="companion",
         description="Ramen! Ramen! table companion: watches the cards, follows the game, scores.",
     )
@@ -49,18 +71,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    quiet_native_logs()
     parser = build_parser()
     args = parser.parse_args(argv)
+    where = " ".join(
+        str(w) for w in ("companion", args.command, getattr(args, "deck_command", None)) if w
+    )
     try:
         return int(args.func(args) or 0)
     except CompanionError as exc:
-        print(f"companion {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{where}: error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:
+        if not exc.strerror:
+            raise
+        # a file or folder that cannot be read or written: the system says why
+        name = f"{exc.filename}: " if exc.filename else ""
+        print(f"{where}: error: {_one_line(name + exc.strerror)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"{where}: error: out of memory", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"companion {args.command}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import argparse
 import time
 from pathlib import Path
 
+from companion.inputs import integer, real, seed
+
 NAME = "deck"
 
 
@@ -30,7 +32,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Write the default deck's 56 faces as OUT_DIR/<card>.png (and back.png).",
     )
     faces.add_argument("out_dir", type=Path, metavar="OUT_DIR")
-    faces.add_argument("--dpi", type=float, default=305.0, help="resolution (default 305)")
+    faces.add_argument(
+        "--dpi", type=real(50, 1200), default=305.0, help="resolution, 50..1200 (default 305)"
+    )
     faces.set_defaults(func=run_faces)
 
     pr = deck_sub.add_parser(
@@ -72,19 +76,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "what to do). Exit code 0 for ready or usable, 1 otherwise.",
     )
     ck.add_argument("deck", metavar="DIR", help="deck folder (from `deck enroll`), or `default`")
-    ck.add_argument("--frames", type=int, default=None, help="table scenes to render (default 6)")
-    ck.add_argument("--seed", type=int, default=None, help="scenes' random seed")
+    ck.add_argument(
+        "--frames", type=integer(1, 500), default=None, help="table scenes to render (default 6)"
+    )
+    ck.add_argument("--seed", type=seed, default=None, help="scenes' random seed")
     ck.add_argument("--json", action="store_true", help="print one JSON object")
     ck.set_defaults(func=run_check)
 
 
 def run_faces(args: argparse.Namespace) -> int:
     from companion.deck.faces import write_faces
-    from companion.errors import BadInputError
+    from companion.inputs import output_dir
 
-    if args.dpi < 50 or args.dpi > 1200:
-        raise BadInputError(f"--dpi {args.dpi:g} is out of range (50..1200)")
-    paths = write_faces(args.out_dir, args.dpi / 25.4)
+    paths = write_faces(output_dir(args.out_dir), args.dpi / 25.4)
     print(f"wrote {len(paths)} faces to {args.out_dir}")
     return 0
 
@@ -93,6 +97,7 @@ def run_print(args: argparse.Namespace) -> int:
     import sys
 
     from companion.deck.pdf import write_deck_pdf, write_kit_pdf
+    from companion.inputs import output_dir
 
     faces = back = None
     if args.deck is not None:
@@ -100,6 +105,7 @@ def run_print(args: argparse.Namespace) -> int:
 
         deck = load_deck(args.deck)
         faces, back = deck.faces, deck.back
+    output_dir(args.out_dir)
     deck_pdf = write_deck_pdf(
         args.out_dir / "deck.pdf",
         args.paper,
@@ -118,8 +124,10 @@ def run_enroll(args: argparse.Namespace) -> int:
 
     from companion.deck.deckdir import save_deck
     from companion.deck.enroll import enroll
+    from companion.inputs import output_dir
 
     t0 = time.perf_counter()
+    output_dir(args.out, "deck folder", create=False)  # before minutes of work, not after
     name = args.name or args.out.name
     deck, readings = enroll(args.photos, name, progress=sys.stderr.isatty())
     save_deck(deck, args.out)
@@ -142,11 +150,8 @@ def run_check(args: argparse.Namespace) -> int:
         format_report,
         load_checked_deck,
     )
-    from companion.errors import BadInputError
 
     frames = DEFAULT_FRAMES if args.frames is None else args.frames
-    if not 1 <= frames <= 500:
-        raise BadInputError(f"--frames {frames} is out of range (1..500)")
     deck = load_checked_deck(args.deck)
     seed = DEFAULT_SEED if args.seed is None else args.seed
     report = check_deck(deck, frames, seed, progress=sys.stderr.isatty())

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from companion.inputs import real
+
 NAME = "detect"
 
 
@@ -16,14 +18,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="name every card in images",
         description="Find and name every card in each image. With --json: one JSON object per "
         'line per image: {"image", "cards": [{"card", "confidence", "box", "region"}], '
-        '"duplicates"}. An unreadable image is reported on stderr and the others go on (exit 2).',
+        '"duplicates"}. An unreadable image is reported on stderr and the others go on (exit 2). '
+        "Images past 50 megapixels (or 16384 px a side) and damaged ones (a truncated JPEG) "
+        "are refused before decoding.",
     )
     p.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="JSON lines instead of a table")
     p.add_argument("--backend", choices=("ncnn", "onnx", "torch"), help="default: best available")
     p.add_argument("--deck", type=Path, help="deck folder (enrolled deck); default deck if omitted")
     p.add_argument("--calibration", type=Path, help="manual calibration JSON (when no markers)")
-    p.add_argument("--min-confidence", type=float, default=None, help="drop weaker readings")
+    p.add_argument(
+        "--min-confidence", type=real(0, 1), default=None, help="drop weaker readings (0..1)"
+    )
     p.add_argument(
         "--models",
         type=Path,
@@ -35,13 +41,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
     from companion.deck.deckdir import load_deck
+    from companion.errors import CompanionError
+    from companion.images import probe_image, read_image
     from companion.vision.backends import MODELS_DIR, load_model
     from companion.vision.calibration import load_calibration
     from companion.vision.detector import MIN_CONFIDENCE, CardDetector, finder_name
 
+    failed = 0
+
+    def refuse(exc: CompanionError) -> None:
+        nonlocal failed
+        print(f"companion detect: error: {exc}", file=sys.stderr, flush=True)
+        failed += 1
+
+    images: list[Path] = []
+    for path in args.images:  # header checks first: no model is loaded for nothing
+        try:
+            probe_image(path)
+            images.append(path)
+        except CompanionError as exc:
+            refuse(exc)
+    if not images:
+        return 2
     cal = load_calibration(args.calibration) if args.calibration else None
     deck = load_deck(args.deck)
     detector = CardDetector(
@@ -49,13 +71,11 @@ def run(args: argparse.Namespace) -> int:
         deck,
         MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence,
     )
-    failed = 0
-    for path in args.images:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
-        if image is None:
-            why = "not found" if not path.exists() else "not a readable image"
-            print(f"companion detect: error: {path}: {why}", file=sys.stderr)
-            failed += 1
+    for path in images:
+        try:
+            image = read_image(path)
+        except CompanionError as exc:
+            refuse(exc)
             continue
         reading = detector.detect(image, cal)
         if not reading.calibrated:

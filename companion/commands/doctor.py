@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from companion.inputs import real
+
 NAME = "doctor"
 
 
@@ -25,10 +27,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=real(0, 600, above=True),
         default=5.0,
         metavar="SECONDS",
-        help="longest wait for a camera frame (default 5)",
+        help="longest wait for a camera frame, up to 600 (default 5)",
     )
     p.add_argument(
         "--backend",
@@ -53,11 +55,8 @@ def run(args: argparse.Namespace) -> int:
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     from companion.camera import open_source
     from companion.doctor import exit_code, run_checks
-    from companion.errors import BadInputError
     from companion.tracking.gamelog import default_log_path
 
-    if not args.timeout > 0:
-        raise BadInputError(f"--timeout must be positive, got {args.timeout}")
     spec = args.source
     # A recording plays at its own pace, so the fps measured is the one a game would see.
     opts = {"realtime": True} if Path(spec).is_file() else {}

@@ -6,7 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
+from companion.inputs import integer, real, seed
+
 NAME = "render"
+
+MIN_WIDTH, MAX_WIDTH = 320, 4608
+"""Camera widths rendered: up to the Camera Module 3's full 4608 px (a 30000 px frame would
+take tens of GB)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -25,12 +31,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "(780 x 440 px) and write images/{train,val}, labels/{train,val} and data.yaml.",
     )
     d.add_argument("out_dir", type=Path, metavar="OUT_DIR")
-    d.add_argument("--count", type=int, default=200, help="camera frames to render (default 200)")
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--crop", type=int, default=None, help="write N x N crops instead of the view")
-    d.add_argument("--crops-per-frame", type=int, default=4)
+    d.add_argument(
+        "--count", type=integer(1, 100_000), default=200, help="camera frames (default 200)"
+    )
+    d.add_argument("--seed", type=seed, default=0)
+    d.add_argument(
+        "--crop", type=integer(32, 440), default=None, help="write N x N crops instead of the view"
+    )
+    d.add_argument("--crops-per-frame", type=integer(1, 64), default=4)
     d.add_argument("--classes", choices=("index", "ingredient", "card"), default="index")
-    d.add_argument("--val-fraction", type=float, default=0.1)
+    d.add_argument("--val-fraction", type=real(0, 0.9), default=0.1)
     d.add_argument(
         "--split",
         choices=("train", "test"),
@@ -39,9 +49,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     d.add_argument("--hard", action="store_true", help="glare, blur, hands, 8-10 card bowls")
     d.add_argument("--keep-frames", action="store_true", help="also write frames/*.jpg + *.json")
-    d.add_argument("--width", type=int, default=None, help="fixed camera width (default: varied)")
+    d.add_argument(
+        "--width",
+        type=integer(MIN_WIDTH, MAX_WIDTH),
+        default=None,
+        help=f"fixed camera width, {MIN_WIDTH}..{MAX_WIDTH} (default: varied)",
+    )
     d.add_argument("--deck", type=Path, help="deck folder (enrolled deck); default deck if omitted")
-    d.add_argument("--workers", type=int, default=1)
+    d.add_argument("--workers", type=integer(1, 64), default=1)
     d.set_defaults(func=run_dataset)
 
     f = rs.add_parser(
@@ -49,11 +64,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="one camera frame and its ground truth (OUT.json beside OUT.jpg)",
     )
     f.add_argument("out", type=Path, metavar="OUT.jpg")
-    f.add_argument("--seed", type=int, default=0)
-    f.add_argument("--index", type=int, default=0, help="frame number within the seed's stream")
+    f.add_argument("--seed", type=seed, default=0)
+    f.add_argument("--index", type=seed, default=0, help="frame number within the seed's stream")
     f.add_argument("--split", choices=("train", "test"), default="train")
     f.add_argument("--hard", action="store_true")
-    f.add_argument("--width", type=int, default=None)
+    f.add_argument(
+        "--width",
+        type=integer(MIN_WIDTH, MAX_WIDTH),
+        default=None,
+        help=f"camera width, {MIN_WIDTH}..{MAX_WIDTH}",
+    )
     f.add_argument("--deck", type=Path)
     f.set_defaults(func=run_frame)
 
@@ -65,9 +85,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     r.add_argument("record", type=Path, metavar="RECORD.json")
     r.add_argument("out_dir", type=Path, metavar="OUT_DIR")
-    r.add_argument("--fps", type=float, default=4.0)
-    r.add_argument("--width", type=int, default=1280)
-    r.add_argument("--seed", type=int, default=None, help="look of the table (default: record's)")
+    r.add_argument("--fps", type=real(0.5, 60), default=4.0, help="0.5..60 (default 4)")
+    r.add_argument(
+        "--width",
+        type=integer(MIN_WIDTH, MAX_WIDTH),
+        default=1280,
+        help=f"{MIN_WIDTH}..{MAX_WIDTH} (default 1280)",
+    )
+    r.add_argument("--seed", type=seed, default=None, help="look of the table (default: record's)")
     r.add_argument("--bump", action="store_true", help="shift the camera once, mid-game")
     r.add_argument("--no-scoring", action="store_true", help="skip the end-of-game scan")
     r.add_argument("--deck", type=Path)
@@ -75,11 +100,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run_dataset(args: argparse.Namespace) -> int:
-    from companion.errors import BadInputError
+    from companion.deck.deckdir import load_deck
+    from companion.inputs import output_dir
     from companion.synth.dataset import DatasetSpec, write_dataset
 
-    if args.crop is not None and not 32 <= args.crop <= 440:
-        raise BadInputError("--crop must be between 32 and 440 px")
+    load_deck(args.deck)  # a bad deck is one line here, not one traceback per worker
+    output_dir(args.out_dir, create=False)
     spec = DatasetSpec(
         frames=args.count,
         seed=args.seed,
@@ -91,7 +117,7 @@ def run_dataset(args: argparse.Namespace) -> int:
         hard=args.hard,
         keep_frames=args.keep_frames,
         width=args.width,
-        workers=max(1, args.workers),
+        workers=args.workers,
     )
     s = write_dataset(args.out_dir, spec, deck=args.deck)
     print(
@@ -107,18 +133,23 @@ def run_frame(args: argparse.Namespace) -> int:
 
     from companion.deck.deckdir import load_deck
     from companion.errors import BadInputError
+    from companion.inputs import output_file
     from companion.synth.frame import FrameSpec, render_frame
 
     if args.out.suffix.lower() not in (".jpg", ".jpeg", ".png"):
         raise BadInputError(f"{args.out}: the frame is written as .jpg or .png")
+    deck = load_deck(args.deck)
+    output_file(args.out, "frame", create=False)
+    output_file(args.out.with_suffix(".json"), "truth file", create=False)
     frame = render_frame(
-        load_deck(args.deck),
+        deck,
         args.seed,
         args.index,
         FrameSpec(hard=args.hard, split=args.split, width=args.width),
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(args.out), frame.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    if not cv2.imwrite(str(args.out), frame.image, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+        raise BadInputError(f"cannot write {args.out}")
     truth_path = args.out.with_suffix(".json")
     truth_path.write_text(json.dumps(frame.truth, indent=1) + "\n", encoding="utf-8")
     n = sum(1 for c in frame.truth["cards"] if c["visible_fraction"] > 0)
@@ -128,8 +159,10 @@ def run_frame(args: argparse.Namespace) -> int:
 
 def run_recording(args: argparse.Namespace) -> int:
     from companion.deck.deckdir import load_deck
+    from companion.inputs import output_dir
     from companion.synth.recording import RecordingSpec, render_recording
 
+    output_dir(args.out_dir, create=False)
     spec = RecordingSpec(
         fps=args.fps, width=args.width, seed=args.seed, bump=args.bump, scoring=not args.no_scoring
     )

@@ -9,6 +9,7 @@ import argparse
 import json
 
 from companion.errors import BadInputError
+from companion.inputs import SEED_MAX
 
 NAME = "simulate"
 
@@ -78,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         seed = int(args.seed)
     except ValueError:
         raise BadInputError(f"--seed must be an integer, got {args.seed!r}") from None
+    if not 0 <= seed <= SEED_MAX:
+        raise BadInputError(f"--seed must be an integer from 0 to {SEED_MAX}, got {seed}")
     players = args.players.split(",") if args.players is not None else None
     record = simulate(mode, seed, players=players, bot=args.bot)
     if args.json:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from companion.errors import BadInputError
@@ -31,6 +30,7 @@ def load_served(doc: Any) -> tuple[Any, dict[str, list[list[Any]]]]:
     """(Mode, served piles as Cards) from the tally input JSON; BadInputError when malformed."""
     from companion.cards import parse_card
     from companion.rules.simulate import get_mode
+    from companion.rules.state import check_player_name
 
     if not isinstance(doc, dict) or "mode" not in doc or "served" not in doc:
         raise BadInputError('expected a JSON object with "mode" and "served"')
@@ -42,21 +42,20 @@ def load_served(doc: Any) -> tuple[Any, dict[str, list[list[Any]]]]:
     for name, piles in served.items():
         if not isinstance(piles, list) or not all(isinstance(p, list) for p in piles):
             raise BadInputError(f"served piles of {name!r} must be a list of lists of card ids")
-        out[name] = [[parse_card(c) for c in pile] for pile in piles]
+        out[check_player_name(name)] = [[parse_card(c) for c in pile] for pile in piles]
     return mode, out
 
 
 def run(args: argparse.Namespace) -> int:
+    from companion.inputs import decode_text, parse_json, read_text
     from companion.rules.scoring import critics_review, tally
 
-    try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-    except OSError as exc:
-        raise BadInputError(f"cannot read {args.file}: {exc.strerror}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInputError(f"{args.file} is not valid JSON: {exc}") from None
+    if args.file == "-":
+        stdin = getattr(sys.stdin, "buffer", None)
+        text = decode_text(stdin.read(), "standard input") if stdin else sys.stdin.read()
+    else:
+        text = read_text(args.file, "served piles file")
+    doc = parse_json(text, args.file)
     mode, served = load_served(doc)
     result = tally(mode, served)
     if args.json:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from companion.inputs import integer, real, seed
+
 NAME = "train"
+RUN_MARK = ".companion-train-run"
+"""Marks a --run-dir that `companion train` made: only such a folder is ever cleared or has its
+checkpoints loaded (a checkpoint is a pickle: loading one from a folder someone else prepared
+runs their code)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,21 +33,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--deck", type=Path, help="deck folder from `companion deck enroll`")
     p.add_argument(
         "--budget-minutes",
-        type=float,
+        type=real(0, 7 * 24 * 60, above=True),
         default=d.budget_minutes,
         help=f"training time budget (default {d.budget_minutes:g})",
     )
     p.add_argument(
-        "--frames", type=int, default=d.frames, help=f"camera frames to render (default {d.frames})"
+        "--frames",
+        type=integer(1, 1_000_000),
+        default=d.frames,
+        help=f"camera frames to render (default {d.frames})",
     )
-    p.add_argument("--crops-per-frame", type=int, default=d.crops_per_frame)
-    p.add_argument("--epochs", type=int, default=d.epochs, help="upper bound on epochs")
-    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--crops-per-frame", type=integer(1, 64), default=d.crops_per_frame)
+    p.add_argument(
+        "--epochs", type=integer(1, 10_000), default=d.epochs, help="upper bound on epochs"
+    )
+    p.add_argument("--seed", type=seed, default=d.seed)
     p.add_argument(
         "--run-dir",
         type=Path,
         default=d.run_dir,
-        help="where data, checkpoints and logs go (not committed)",
+        help="where data, checkpoints and logs go (not committed): a new or empty folder, or "
+        "one an earlier `companion train` made (it clears and resumes only those)",
     )
     p.add_argument(
         "--export-to",
@@ -49,23 +61,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=d.export_to,
         help="where the final models are written (default models/)",
     )
-    p.add_argument("--workers", type=int, default=d.workers, help="rendering processes")
+    p.add_argument("--workers", type=integer(1, 64), default=d.workers, help="rendering processes")
     p.add_argument(
         "--names-frames",
-        type=int,
+        type=integer(0, 1_000_000),
         default=d.names_frames,
         help=f"frames rendered for the strip classifier (default {d.names_frames}; 0 skips it)",
     )
     p.add_argument(
         "--names-budget-minutes",
-        type=float,
+        type=real(0, 7 * 24 * 60, above=True),
         default=d.names_budget_minutes,
         help=f"strip classifier training budget (default {d.names_budget_minutes:g})",
     )
-    p.add_argument("--names-epochs", type=int, default=d.names_epochs)
+    p.add_argument("--names-epochs", type=integer(1, 10_000), default=d.names_epochs)
     p.add_argument(
         "--designs",
-        type=float,
+        type=real(0, 1),
         default=d.designs,
         help="share of frames drawn with generated deck designs, 0..1 (a finder for any deck)",
     )
@@ -75,7 +87,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="start the detector from these weights (e.g. models/strips.pt) instead of scratch",
     )
-    p.add_argument("--lr0", type=float, default=d.lr0, help="initial learning rate")
+    p.add_argument(
+        "--lr0", type=real(0, 1, above=True), default=d.lr0, help="initial learning rate (0..1]"
+    )
     p.add_argument(
         "--names-only",
         action="store_true",
@@ -87,19 +101,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from companion.deck.deckdir import load_deck
     from companion.errors import BadInputError
+    from companion.inputs import output_dir
     from companion.training.train import TrainConfig, run_training
 
-    if not 0.0 <= args.designs <= 1.0:
-        raise BadInputError(f"--designs {args.designs:g} is out of range (0..1)")
     if args.names_only and args.deck is not None:
         raise BadInputError(
             "an enrolled deck is named from its own faces and needs no classifier: "
             "`companion deck check DIR` shows how well it is read; --names-only trains the "
             "default deck's classifier only"
         )
-    if args.init is not None and not args.init.is_file():
-        raise BadInputError(f"--init {args.init}: no such weights file")
+    if args.init is not None:
+        check_weights(args.init)
+    if args.deck is not None:
+        load_deck(args.deck)  # here, once, not in every rendering worker
+    output_dir(args.export_to, "--export-to folder", create=False)
+    claim_run_dir(args.run_dir)
 
     cfg = TrainConfig(
         run_dir=args.run_dir.resolve(),  # ultralytics puts a relative project under runs/detect
@@ -123,3 +141,38 @@ def run(args: argparse.Namespace) -> int:
     summary = run_training(cfg)
     print(json.dumps(summary, indent=2))
     return 0
+
+
+def check_weights(path: Path) -> None:
+    """--init: a PyTorch checkpoint file (a zip archive), else a one-line BadInputError."""
+    import zipfile
+
+    from companion.errors import BadInputError
+
+    if not path.is_file():
+        raise BadInputError(f"--init {path}: no such weights file")
+    if path.suffix != ".pt" or not zipfile.is_zipfile(path):
+        raise BadInputError(
+            f"--init {path}: not PyTorch weights (a .pt file such as models/strips.pt)"
+        )
+
+
+def claim_run_dir(path: Path) -> None:
+    """Use `path` as the run folder only if this command made it (it carries RUN_MARK) or it
+    is new or empty; mark it. Training clears its data/ and train/ and loads the pickled
+    checkpoint it finds there, so a folder made by anyone else is refused, untouched."""
+    from companion.errors import BadInputError
+    from companion.inputs import output_dir
+
+    if path.exists() and not path.is_dir():
+        raise BadInputError(f"--run-dir {path} is a file, not a folder")
+    if path.is_dir() and not (path / RUN_MARK).is_file() and any(path.iterdir()):
+        raise BadInputError(
+            f"--run-dir {path} holds files that `companion train` did not make; training "
+            "clears and reloads its run folder, so give a new or empty one (a run folder of "
+            f"an older companion: create {path / RUN_MARK} to keep using it)"
+        )
+    output_dir(path, "--run-dir")
+    mark = path / RUN_MARK
+    if not mark.exists():
+        mark.write_text("made by `companion train`: data/ and train/ here are its own\n")

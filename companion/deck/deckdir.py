@@ -67,39 +67,86 @@ def default_deck(px_per_mm: float = _DEFAULT_PPM) -> Deck:
     )
 
 
+MIN_FACE_PX_PER_MM: Final = 2.0
+"""Smallest face resolution accepted (a 126 x 176 px face); a real enrolment gives about 10."""
+MAX_FACE_PX_PER_MM: Final = 40.0
+"""Largest (1000 dpi): a face past it only costs memory."""
+_ASPECT_TOLERANCE: Final = 0.06
+
+
 def load_deck(path: Path | str | None) -> Deck:
-    """Deck folder written by `save_deck` (or `companion deck enroll`); None = default deck."""
+    """Deck folder written by `save_deck` (or `companion deck enroll`); None = default deck.
+
+    Anything else is one BadInputError naming the file and the fault: no deck.json, one that
+    does not parse or maps cards to something other than file names inside the folder, faces
+    missing, damaged, of the wrong shape or too small, an absurd `px_per_mm`."""
+    from companion.inputs import read_json
+
     if path is None or str(path) == DEFAULT_DECK_NAME:
         return default_deck()
     folder = Path(path)
+    if not folder.is_dir():
+        what = "does not exist" if not folder.exists() else "is a file"
+        raise BadInputError(f"{folder} is not a deck folder: it {what}")
     meta_path = folder / "deck.json"
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        files = meta["cards"]
-    except FileNotFoundError:
-        raise BadInputError(f"{folder} is not a deck folder: no deck.json in it") from None
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise BadInputError(f"{meta_path} does not parse as a deck description: {exc}") from None
+    if not meta_path.exists():
+        raise BadInputError(f"{folder} is not a deck folder: no deck.json in it")
+    meta = read_json(meta_path, "deck description")
+    files = meta.get("cards") if isinstance(meta, dict) else None
+    if not isinstance(files, dict):
+        raise BadInputError(
+            f'{meta_path} does not parse as a deck description: it needs "cards", an object '
+            "mapping each card id to its face's file name"
+        )
     missing = [cid for cid in CARD_IDS if cid not in files]
     if missing:
         raise BadInputError(f"{meta_path} lacks {len(missing)} cards, e.g. {missing[0]!r}")
-    faces = {cid: _read_face(folder / files[cid]) for cid in CARD_IDS}
-    back = _read_face(folder / meta["back"]) if meta.get("back") else None
+    faces = {cid: _read_face(folder, files[cid], f"card {cid}") for cid in CARD_IDS}
+    back_name = meta.get("back")
+    back = _read_face(folder, back_name, "back") if back_name else None
+    shapes = {f.shape[:2] for f in faces.values()}
+    if len(shapes) != 1:
+        raise BadInputError(f"{folder}: the faces are not all the same size ({len(shapes)} sizes)")
+    (h, w) = shapes.pop()
+    if abs(w / h - CARD_W_MM / CARD_H_MM) > _ASPECT_TOLERANCE * CARD_W_MM / CARD_H_MM:
+        raise BadInputError(
+            f"{folder}: faces are {w} x {h} px, not the card's {CARD_W_MM:g}:{CARD_H_MM:g} "
+            "shape upright"
+        )
+    ppm = meta.get("px_per_mm", w / CARD_W_MM)
+    if (
+        isinstance(ppm, bool)
+        or not isinstance(ppm, int | float)
+        or not MIN_FACE_PX_PER_MM <= ppm <= MAX_FACE_PX_PER_MM
+    ):
+        raise BadInputError(
+            f"{meta_path}: px_per_mm must be a number from {MIN_FACE_PX_PER_MM:g} to "
+            f"{MAX_FACE_PX_PER_MM:g}, got {ppm!r}"
+        )
+    if w < MIN_FACE_PX_PER_MM * CARD_W_MM:
+        raise BadInputError(
+            f"{folder}: faces are {w} x {h} px, too small to read (at least "
+            f"{round(MIN_FACE_PX_PER_MM * CARD_W_MM)} px wide)"
+        )
+    name = meta.get("name", folder.name)
     return Deck(
-        name=str(meta.get("name", folder.name)),
+        name=name if isinstance(name, str) else folder.name,
         faces=faces,
         back=back,
-        px_per_mm=float(meta.get("px_per_mm", faces[CARD_IDS[0]].shape[1] / CARD_W_MM)),
+        px_per_mm=float(ppm),
         meta=meta,
         folder=folder,
     )
 
 
-def _read_face(path: Path) -> np.ndarray:
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise BadInputError(f"cannot read card image {path} (missing or not an image)")
-    return img
+def _read_face(folder: Path, name: object, what: str) -> np.ndarray:
+    from companion.images import read_image
+
+    if not isinstance(name, str) or not name or Path(name).name != name:
+        raise BadInputError(
+            f"{folder / 'deck.json'}: {what} must be a file name in the deck folder, got {name!r}"
+        )
+    return read_image(folder / name, f"{what} image")
 
 
 def save_deck(deck: Deck, path: Path | str, extra: dict[str, Any] | None = None) -> None:

@@ -809,13 +809,12 @@ def photo_paths(inputs: Sequence[Path]) -> list[Path]:
 
 
 def read_image(path: Path) -> np.ndarray:
+    """The photo, refused when missing, past the size limit, damaged or not an image."""
+    from companion import images
+
     if not path.is_file():
         raise BadInputError(f"{path}: no such photo")
-    data = np.fromfile(str(path), np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise BadInputError(f"{path}: not a readable image (corrupt or not a photo)")
-    return image
+    return images.read_image(path, "photo")
 
 
 def enroll(

@@ -33,6 +33,7 @@ How this engine reads the rulebook where it leaves room (EN and FR rulebooks, FA
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -282,6 +283,30 @@ def default_players(mode: Mode) -> tuple[str, ...]:
     return tuple(f"Player {i}" for i in range(1, mode.players + 1))
 
 
+MAX_NAME_LENGTH = 24
+"""Longest player (or team) name: it has to fit the scoreboard on a 800 x 480 screen."""
+
+
+def check_player_name(name: object) -> str:
+    """A player or team name, stripped: 1..24 printable characters (no newline, tab, escape
+    or other control character), else a BadInputError quoting it."""
+    if not isinstance(name, str):
+        raise BadInputError(f"a player name must be text, got {name!r}")
+    text = name.strip()
+    if not text:
+        raise BadInputError("a player name must not be empty")
+    if not text.isprintable() or any(unicodedata.category(c) == "Cf" for c in text):
+        raise BadInputError(
+            f"player name {text!r} holds a control character: use letters, digits, spaces"
+        )
+    if len(text) > MAX_NAME_LENGTH:
+        raise BadInputError(
+            f"player name {text[:MAX_NAME_LENGTH]!r}... is {len(text)} characters long "
+            f"(at most {MAX_NAME_LENGTH})"
+        )
+    return text
+
+
 def check_players(mode: Mode, players: Sequence[str] | None) -> tuple[str, ...]:
     """Validated player names for mode (defaults when None)."""
     if players is None:
@@ -293,7 +318,7 @@ def check_players(mode: Mode, players: Sequence[str] | None) -> tuple[str, ...]:
         )
     if any(not n for n in names) or len(set(names)) != len(names):
         raise BadInputError(f"player names must be non-empty and distinct, got {list(names)}")
-    return names
+    return tuple(check_player_name(n) for n in names)
 
 
 def from_setup(

@@ -245,20 +245,30 @@ def _scan_spread(rng: np.random.Generator, cards: list[str]) -> list[PlacedCard]
 
 
 def _check_record(record: Any) -> None:
+    """The parts of a `simulate --json` record the renderer reads (a record cut after a few
+    turns is fine), else one BadInputError."""
+    from companion.rules.simulate import get_mode
+
     try:
-        assert isinstance(record, dict)
+        if not isinstance(record, dict):
+            raise TypeError("not a JSON object")
+        get_mode(record["mode"])
+        players = record["players"]
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise TypeError("'players' is not a list of names")
         setup = record["setup"]
-        for c in [*setup["deck"], *setup["fridge"]]:
-            parse_card(c)
+        for c in [*setup["deck"], *setup["fridge"], *setup["hands"].values()]:
+            for card in c if isinstance(c, list) else [c]:
+                parse_card(card)
         for turn in record["turns"]:
             for p in turn["plays"]:
                 parse_card(p["card"])
                 if p["bowl"] not in BOWLS:
                     raise BadInputError(f"unknown bowl {p['bowl']!r} in the record")
             for key in ("served", "took", "refilled", "drew"):
-                turn.get(key, [])
-        record["players"]
-    except (AssertionError, KeyError, TypeError) as exc:
+                if not isinstance(turn.get(key, []), list):
+                    raise TypeError(f"turn {key!r} is not a list")
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
         raise BadInputError(f"not a simulate --json record: missing or malformed {exc}") from None
 
 
@@ -272,13 +282,10 @@ def render_recording(
     """Render the record's game; returns a one-line summary."""
     from tqdm import tqdm
 
+    from companion.inputs import read_json
+
     record_path = Path(record_path)
-    try:
-        record = json.loads(record_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInputError(f"record {record_path} not found") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadInputError(f"record {record_path} is not valid JSON: {exc}") from None
+    record = read_json(record_path, "record")
     _check_record(record)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
