@@ -30,6 +30,7 @@ import numpy as np
 from companion.cards import CARD_IDS, INGREDIENTS
 from companion.deck.deckdir import Deck
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
+from companion.vision.band_embedding import BandEmbedder, load_embedder
 from companion.vision.calibration import TableCalibration
 from companion.vision.naming import Naming, _parabola, _skew_deg
 from companion.vision.plane import scale_matrix
@@ -242,13 +243,18 @@ class _Refs:
     """The same at half size (the coarse pass)."""
     value_box: tuple[tuple[int, int, int, int], ...]
     """Per (end, ingredient): y0, y1, x0, x1 of where its 8 faces differ (numeral, pips)."""
+    embedded: np.ndarray | None
+    """(2 * 56, D) the learned embedding of each reference band (None without the model)."""
 
 
 class BandNamer:
     """Names the top bands of one deck's cards, whatever the design."""
 
-    def __init__(self, deck: Deck) -> None:
+    def __init__(self, deck: Deck, embedder: BandEmbedder | bool | None = True) -> None:
+        """`embedder`: True for the shipped band embedding when present, False for the
+        hand-made scores alone, or a loaded one."""
         self.deck = deck
+        self._embedder = load_embedder() if embedder is True else (embedder or None)
         self._refs = self._build(deck)
 
     @staticmethod
@@ -278,6 +284,7 @@ class BandNamer:
     def _build(self, deck: Deck) -> _Refs:
         th = round(TOP_MM * PPM)
         bands = [b[:th] for b in self._bands(deck)]
+        embedded = self._embedder.embed(np.stack(bands)) if self._embedder else None
         full = np.stack([_rep(b, REF_BLUR_MM) for b in bands])
         for g in range(2 * N_ING):
             full[g * N_VAL : (g + 1) * N_VAL] = _registered(full[g * N_VAL : (g + 1) * N_VAL])
@@ -311,7 +318,7 @@ class BandNamer:
         ing_small = np.stack(
             [cv2.resize(m, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for m in ing_mean]
         )
-        return _Refs(full, ing_mean, ing_small, tuple(boxes))
+        return _Refs(full, ing_mean, ing_small, tuple(boxes), embedded)
 
     # ------------------------------------------------------------------ reading
 
@@ -340,18 +347,20 @@ class BandNamer:
         squarish = bh > 0.5 * bw
         # which way up (and, for a turned card, which quarter turn): decided on a half-size
         # comparison with every ingredient, then only that reading is refined
-        best: tuple[float, float, bool, np.ndarray, np.ndarray, np.ndarray] | None = None
+        best: tuple[float, float, bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+        best = None
         for flipped in (False, True):
             angle = self._skew(image, cal, cx, cy, squarish, flipped)
             # turned more than ~15 degrees: edges give the skew modulo 90 only
             for a in (angle, angle + 90.0) if squarish else (angle,):
-                rep = _rep(self._patch(image, cal, cx, cy, a, flipped, gains))
+                patch = self._patch(image, cal, cx, cy, a, flipped, gains)
+                rep = _rep(patch)
                 scores, at = self._coarse(rep)
                 if best is None or scores.max() > best[0]:
-                    best = (float(scores.max()), a, flipped, rep, scores, at)
+                    best = (float(scores.max()), a, flipped, patch, rep, scores, at)
         assert best is not None
-        _, a, flipped, rep, scores, at = best
-        return self._read(rep, cx, cy, a, flipped, scores, at)
+        _, a, flipped, patch, rep, scores, at = best
+        return self._read(patch, rep, cx, cy, a, flipped, scores, at)
 
     def _skew(
         self, image, cal, cx: float, cy: float, squarish: bool, flipped: bool = False
@@ -424,6 +433,7 @@ class BandNamer:
 
     def _read(
         self,
+        patch: np.ndarray,
         rep: np.ndarray,
         cx: float,
         cy: float,
@@ -485,6 +495,9 @@ class BandNamer:
         v_margin = float(vscores[ranked[0]] - vscores[ranked[1]])
         card = ing * N_VAL + value
         runner = ing * N_VAL + int(ranked[1]) if v_margin < i_margin else runner_ing * N_VAL + value
+        probability = _confidence(best_s, v_margin, i_margin)
+        if refs.embedded is not None and best_s >= MIN_SCORE:
+            card, runner, probability = self._embedded_reading(patch, ax, ay)
         # where the band is: centre of the matched top part, back on the plane
         local_x = (ax + tw / 2) / PPM - (CARD_W_MM / 2 + SEARCH_X_MM)
         local_y = (ay / PPM + INDEX_STRIP_MM / 2) - (INDEX_STRIP_MM / 2 + SEARCH_Y_MM)
@@ -499,8 +512,24 @@ class BandNamer:
             flipped=flipped,
             angle_deg=angle,
             center_mm=(float(centre[0]), float(centre[1])),
-            probability=_confidence(best_s, v_margin, i_margin),
+            probability=probability,
         )
+
+    def _embedded_reading(self, patch: np.ndarray, ax: int, ay: int) -> tuple[int, int, float]:
+        """The learned comparison of the band (aligned where the hand-made pass found it) with
+        every reference: (card, runner-up, softmax probability of the card)."""
+        refs = self._refs
+        assert refs.embedded is not None and self._embedder is not None
+        th, tw = refs.full.shape[1:3]
+        y0 = min(max(ay, 0), patch.shape[0] - th)
+        x0 = min(max(ax, 0), patch.shape[1] - tw)
+        q = self._embedder.embed(patch[None, y0 : y0 + th, x0 : x0 + tw])[0]
+        sims = (refs.embedded @ q).reshape(2, N_ING * N_VAL)
+        logits = self._embedder.scale * (np.logaddexp(8 * sims[0], 8 * sims[1]) / 8.0)
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        ranked = np.argsort(p)[::-1]
+        return int(ranked[0]), int(ranked[1]), float(p[ranked[0]])
 
 
 def _confidence(score: float, v_margin: float, i_margin: float) -> float:

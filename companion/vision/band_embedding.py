@@ -1,0 +1,65 @@
+"""A learned comparison of card bands: `models/bandnet.onnx` maps the top 12 mm of a band to a
+unit vector, so that a band seen by the camera lies nearest the enrolled band of its own card.
+
+It was trained on decks of many generated designs (`companion train-embedding`), each step a
+whole deck's 112 references against camera views of its cards, so it learned what tells two
+cards of *one* deck apart (a numeral, an icon, a colour) rather than any one deck's art. Run
+time needs only ONNX Runtime; the hand-made scores of the band namer stay as its fallback.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from companion.vision.backends import MODELS_DIR, ModelError, onnx_session
+
+EMBED_PPM: Final = 2.5
+TOP_MM: Final = 12.0
+EMBED_W: Final = 158
+"""63 mm at 2.5 px/mm."""
+EMBED_H: Final = 30
+"""The top 12 mm (the tightest cascade still shows them)."""
+MODEL_NAME: Final = "bandnet"
+
+
+def to_input(bands: np.ndarray) -> np.ndarray:
+    """(N, EMBED_H, EMBED_W, 3) BGR 0..255 -> the network's (N, 3, H, W) input."""
+    x = np.asarray(bands, np.float32).reshape(-1, EMBED_H, EMBED_W, 3)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2) / 255.0 - 0.5, dtype=np.float32)
+
+
+class BandEmbedder:
+    """The exported embedding network (ONNX Runtime, CPU)."""
+
+    def __init__(self, path: Path, threads: int = 2) -> None:
+        try:
+            self._session = onnx_session(path, threads)
+        except Exception as exc:  # onnxruntime raises its own types for a bad file
+            raise ModelError(f"cannot load the band embedding {path}: {exc}") from None
+        self._input = self._session.get_inputs()[0].name
+        scale = [o for o in self._session.get_outputs() if o.name == "scale"]
+        zeros = to_input(np.zeros((1, EMBED_H, EMBED_W, 3)))
+        self.scale = (
+            float(self._session.run(["scale"], {self._input: zeros})[0].ravel()[0])
+            if scale
+            else 16.0
+        )
+
+    def embed(self, bands: np.ndarray) -> np.ndarray:
+        """(N, EMBED_H, EMBED_W, 3) BGR -> (N, D) unit vectors."""
+        if len(bands) == 0:
+            return np.zeros((0, 1), np.float32)
+        return np.asarray(
+            self._session.run(["embedding"], {self._input: to_input(bands)})[0], np.float32
+        )
+
+
+@cache
+def load_embedder(models_dir: Path = MODELS_DIR) -> BandEmbedder | None:
+    """The shipped embedding, or None where it is absent (the namer then uses its own scores)."""
+    path = models_dir / f"{MODEL_NAME}.onnx"
+    return BandEmbedder(path) if path.is_file() else None
