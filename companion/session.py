@@ -5,21 +5,27 @@
 durable game log (and an optional JSON-lines file) the moment it happens, and is the UI's
 Controller: the Kivy app polls `view()` / `latest_frame()` and sends corrections, which are
 queued to the pipeline thread so the follower is only ever touched by one thread.
+
+Whatever stops the pipeline thread (a camera gone for good, a recording cut off, a full disk
+under the game log, a bug) is logged through `logging` and kept in `Session.error`, which the
+view carries to the screen; `companion run` then exits non-zero so systemd restarts the kiosk.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 import cv2
 import numpy as np
 
-from companion.camera import CameraError, Frame, FrameSource
+from companion.camera import OK, CameraError, Frame, FrameSource
+from companion.errors import CompanionError
 from companion.tracking.follower import GameFollower
 from companion.tracking.settle import SettleConfig, TableSettler, readings_of
 from companion.tracking.view import GameView, SeenCard
@@ -28,6 +34,8 @@ from companion.vision.detector import CardDetector, FrameReading
 from companion.vision.motion import MotionGate
 
 Event = dict[str, Any]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -41,6 +49,9 @@ class TablePipeline:
     """Used when the markers are hidden (e.g. `--calibration FILE`)."""
     on_frame: Callable[[TablePipeline, Frame, list[Event]], None] | None = None
     """Called after each frame with the events it gave (e.g. the recap's bowl cropper)."""
+    t_offset: float = 0.0
+    """Added to every frame's `t`: a resumed game watched from a camera (whose clock starts
+    again at 0) goes on from the time it had reached, never back."""
 
     def __post_init__(self) -> None:
         self.settler = TableSettler(self.settle)
@@ -64,6 +75,8 @@ class TablePipeline:
         return self.calibration
 
     def process(self, frame: Frame) -> list[Event]:
+        if self.t_offset:
+            frame = replace(frame, t=frame.t + self.t_offset)
         self.frames += 1
         score = self.motion.update(frame.image)
         readings = None
@@ -133,7 +146,11 @@ def scoreboard(final: dict[str, Any]) -> str:
 
 
 class EventSinks:
-    """Every event, as it happens, to the game log, a JSON-lines file and a callback."""
+    """Every event, as it happens, to the game log, a JSON-lines file and a callback.
+
+    With `start` and no `game_id`, the game's log entry is made by `start()` at its first
+    event: a game in which nothing happened (a camera that never opened, an app closed on
+    the New game screen) leaves no empty game behind for `--resume` to pick up."""
 
     def __init__(
         self,
@@ -141,12 +158,19 @@ class EventSinks:
         game_id: str | None = None,
         jsonl: TextIO | None = None,
         echo: Callable[[Event], None] | None = None,
+        start: Callable[[], str] | None = None,
     ) -> None:
         self.log, self.game_id, self.jsonl, self.echo = log, game_id, jsonl, echo
+        self.start = start
 
     def __call__(self, event: Event) -> None:
+        if self.log is not None and self.game_id is None and self.start is not None:
+            self.game_id = self.start()
         if self.log is not None and self.game_id is not None:
             self.log.append(self.game_id, event)
+            if event.get("type") == "game_over":  # over: no longer offered for --resume
+                final = {k: v for k, v in event.items() if k not in ("t", "type", "unserved")}
+                self.log.finish(self.game_id, final)
         if self.jsonl is not None:
             self.jsonl.write(json.dumps(event) + "\n")
             self.jsonl.flush()
@@ -180,7 +204,10 @@ class Session:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.error: str | None = None
+        """Why the pipeline stopped early (one line), None while it runs or after a clean end."""
         self.ended = threading.Event()
+        self.source_ended = False
+        """The source reached its end (a recording played through), not stopped or failed."""
 
     # -- worker ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -198,18 +225,29 @@ class Session:
                 self._drain()
                 frame = self.source.read()
                 if frame is None:
+                    self.source_ended = True
                     break
                 self.pipeline.process(frame)
                 self._publish(frame.image)
             self._drain()
         except CameraError as exc:
-            self.error = str(exc)
+            self._fail(str(exc))
             self.pipeline.follower.set_camera_status("camera lost")
+        except CompanionError as exc:  # e.g. the game log cannot be written (disk full)
+            self._fail(str(exc))
+        except Exception as exc:  # a bug: the traceback goes to the log, a line to the screen
+            log.exception("the pipeline stopped")
+            self._fail(f"{type(exc).__name__}: {exc}", logged=True)
         finally:
             self._publish(None)
             self.ended.set()
             if self.on_end is not None:
                 self.on_end()
+
+    def _fail(self, message: str, logged: bool = False) -> None:
+        self.error = " ".join(message.split()) or "the pipeline stopped"
+        if not logged:
+            log.error("the pipeline stopped: %s", self.error)
 
     def _drain(self) -> None:
         while True:
@@ -222,15 +260,21 @@ class Session:
 
     def _publish(self, image: np.ndarray | None) -> None:
         view = self.pipeline.follower.view()
+        preview = None
+        if image is not None:
+            scale = min(1.0, self.preview_width / image.shape[1])
+            preview = (
+                cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+                if scale < 1.0
+                else image
+            )
+            if self.calibration_view:
+                preview = preview.copy()  # never draw on the frame the pipeline read
+                draw_table(preview, self.pipeline.calibration, scale)
         with self._lock:
             self._view = view
-            if image is not None:
-                scale = min(1.0, self.preview_width / image.shape[1])
-                self._frame = (
-                    cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-                    if scale < 1.0
-                    else image
-                )
+            if preview is not None:
+                self._frame = preview
                 self._scale = scale
 
     def submit(self, command: Callable[[], Any]) -> None:
@@ -243,8 +287,17 @@ class Session:
 
     # -- Controller ------------------------------------------------------------------------
     def view(self) -> GameView:
+        """The follower's latest view, with what the pipeline thread cannot publish itself:
+        the watchdog's status while the camera is gone (that thread is then waiting for a
+        frame) and why the pipeline stopped."""
         with self._lock:
-            return self._view
+            view = self._view
+        status = getattr(self.source, "status", OK)
+        if status != OK:
+            view = replace(view, camera=status)
+        if self.error is not None:
+            view = replace(view, error=self.error)
+        return view
 
     def latest_frame(self) -> np.ndarray | None:
         with self._lock:
@@ -291,7 +344,8 @@ class Session:
         self.submit(self.pipeline.follower.finish)
 
     def apply_settings(self, settings: Any) -> None:
-        """Sound, voice and language are the app's; the camera source is fixed per session."""
+        """Sound, voice and language are the app's; the calibration view draws the markers and
+        regions on the preview from the next frame on."""
         self.calibration_view = bool(getattr(settings, "calibration_view", False))
 
 

@@ -27,7 +27,8 @@ class ImageFolderSource(FrameSource):
 
     An unreadable image (corrupt, truncated) is skipped: `on_skip(path, reason)` is called and
     `skipped` counts it, because one bad photo must not end a game. A folder with no image at
-    all, or none that decodes, is a CameraError at open().
+    all, or none that decodes, is a CameraError at open(). `start_after=t` starts at the
+    first image after `t` seconds (a resumed game continues where it was).
     """
 
     is_live = False
@@ -38,6 +39,7 @@ class ImageFolderSource(FrameSource):
         *,
         fps: float = 1.0,
         on_skip: Callable[[Path, str], None] | None = None,
+        start_after: float | None = None,
     ) -> None:
         if fps <= 0:
             raise CameraError(f"fps must be positive, got {fps}")
@@ -45,6 +47,7 @@ class ImageFolderSource(FrameSource):
         self.name = str(folder)
         self.fps = fps
         self.on_skip = on_skip
+        self.start_after = start_after
         self.skipped = 0
         self.paths: list[Path] = []
         self._pos = 0
@@ -61,6 +64,11 @@ class ImageFolderSource(FrameSource):
         if not self.paths:
             raise CameraError(f"no images in folder {self.folder}")
         self._pos, self.skipped = 0, 0
+        if self.start_after is not None:
+            while self._pos < len(self.paths) and self._pos / self.fps <= self.start_after + 1e-9:
+                self._pos += 1
+            if self._pos == len(self.paths):
+                return  # everything was seen already: read() returns None
         self._first = self._next()
         if self._first is None:
             raise CameraError(f"no readable image in folder {self.folder}")

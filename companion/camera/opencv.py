@@ -88,6 +88,12 @@ class VideoFileSource(FrameSource):
     `t` is index / fps, so a replay gives the same events on any machine at any speed.
     `realtime=True` paces frames at the recorded fps (to watch a recording as if live);
     the default reads as fast as the consumer asks, for tests and headless runs.
+    `start_after=t` skips (without decoding) every frame at or before `t` seconds: a resumed
+    game continues from the frame it had reached.
+
+    A file that stops before the frame count its container announces (a copy cut off half-way,
+    a read error) is not a finished recording: read() raises CameraError there instead of
+    returning None, so the game is not ended on half a recording.
     """
 
     is_live = False
@@ -100,6 +106,7 @@ class VideoFileSource(FrameSource):
         fps: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        start_after: float | None = None,
     ) -> None:
         self.path = Path(path)
         self.name = str(path)
@@ -113,6 +120,9 @@ class VideoFileSource(FrameSource):
         self._t_start = 0.0
         self.frame_count: int | None = None
         """Frames the container announces (may be approximate), known after open()."""
+        self.start_after = start_after
+        self.skipped = 0
+        """Frames passed over by `start_after`."""
 
     def open(self) -> None:
         if not self.path.exists():
@@ -130,7 +140,30 @@ class VideoFileSource(FrameSource):
         count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
         self.frame_count = count if count > 0 else None
         self._cap, self._first, self._index = cap, first, 0
-        self._t_start = self._clock()
+        self.skipped = 0
+        if self.start_after is not None:
+            self._skip_to(self.start_after)
+        # realtime pacing starts at the first frame delivered
+        self._t_start = self._clock() - self._index / self.fps
+
+    def _skip_to(self, after: float) -> None:
+        """Pass over the frames at or before `after` seconds (grab() does not decode them)."""
+        assert self._cap is not None and self.fps is not None
+        if after < 0:
+            return
+        self._first, self._index = None, 1  # frame 0 was read by open()
+        while self._index / self.fps <= after + 1e-9 and self._cap.grab():
+            self._index += 1
+        self.skipped = self._index
+
+    def _end_of_stream(self) -> None:
+        """The file ended: fine at its announced length, an error well before it."""
+        count = self.frame_count
+        if count is not None and count - self._index > max(1, count // 200):
+            raise CameraError(
+                f"video {self.name} ended at frame {self._index} of {count}: the file is cut "
+                "off or unreadable there"
+            )
 
     def read(self) -> Frame | None:
         if self._cap is None:
@@ -140,6 +173,7 @@ class VideoFileSource(FrameSource):
         else:
             ok, image = self._cap.read()
             if not ok or image is None:
+                self._end_of_stream()
                 return None
         assert self.fps is not None
         t = self._index / self.fps

@@ -6,7 +6,7 @@ follower simply receives nothing, and resumes from the next frame after the reco
 
 from __future__ import annotations
 
-import contextlib
+import logging
 import queue
 import threading
 import time
@@ -22,6 +22,8 @@ RECONNECTING: Final = "reconnecting"
 STATUSES: Final = (OK, LOST, RECONNECTING)
 
 _END: Final = object()
+
+log = logging.getLogger(__name__)
 
 
 class WatchedSource(FrameSource):
@@ -156,9 +158,15 @@ class WatchedSource(FrameSource):
         if status == self._status:
             return
         self._status = status
+        if status == OK:
+            log.info("camera %s: frames again (reopened %d times)", self.name, self.reconnects)
+        elif status == LOST:
+            log.warning("camera %s: no frame for %.1f s, reopening", self.name, self.stall_seconds)
         if self.on_status is not None:
-            with contextlib.suppress(Exception):  # a broken UI callback must not kill the camera
+            try:
                 self.on_status(status)
+            except Exception:  # a broken UI callback must not kill the camera
+                log.exception("camera %s: the status callback failed", self.name)
 
     def _run(self, source: FrameSource) -> None:
         """Supervise: one reader thread per (re)opened source; reopen when it goes quiet.
@@ -198,7 +206,8 @@ class WatchedSource(FrameSource):
             try:
                 source = self._factory()
                 source.open()
-            except Exception:
+            except Exception as exc:
+                log.warning("camera %s: reopen failed (%s), next in %.1f s", self.name, exc, delay)
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.max_backoff)
                 continue
@@ -213,19 +222,26 @@ class WatchedSource(FrameSource):
         try:
             self._deliver(generation, source)
         finally:
-            with contextlib.suppress(Exception):
+            try:
                 source.close()
+            except Exception as exc:  # the device may already be gone
+                log.debug("camera %s: close failed: %s", self.name, exc)
 
     def _deliver(self, generation: int, source: FrameSource) -> None:
         offset = self._offset
+        failing = False
         while not self._stop.is_set() and generation == self._generation:
             try:
                 frame = source.read()
-            except Exception:
+            except Exception as exc:
                 # A live camera that errors is handled like one that hangs: the supervisor
                 # reopens it once stall_seconds passed without a frame.
+                if not failing:
+                    log.warning("camera %s: read failed: %s", self.name, exc)
+                failing = True
                 self._stop.wait(min(0.05, self.stall_seconds / 10))
                 continue
+            failing = False
             if generation != self._generation or self._stop.is_set():
                 return  # a late frame from a source we already gave up on
             if frame is None:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from companion.camera import FrameSource
 
 NAME = "run"
+
+log = logging.getLogger(__name__)
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
@@ -43,7 +50,9 @@ def add_common(p: argparse.ArgumentParser) -> None:
         help="manual calibration JSON, used while the markers are hidden",
     )
     p.add_argument("--fullscreen", action="store_true", help="kiosk: fullscreen, no cursor")
-    p.add_argument("--language", choices=("en", "fr"), default="en")
+    p.add_argument(
+        "--language", choices=("en", "fr"), help="screen language (default: as last set, else en)"
+    )
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -61,8 +70,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--mode", choices=("solo", "2p", "3p", "4p"), default="2p")
     p.add_argument("--players", help="comma-separated names in seat order (default Player 1..N)")
-    p.add_argument(
-        "--resume", action="store_true", help="continue the last unfinished game in the log"
+    resume = p.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the last unfinished game in the log (a recording from the frame it had "
+        "reached, a camera from now)",
+    )
+    resume.add_argument(
+        "--resume-if-any",
+        action="store_true",
+        help="continue the last unfinished game if there is one, else start a new game (the "
+        "kiosk's way back after a power cut)",
     )
     add_common(p)
     p.set_defaults(func=run)
@@ -70,7 +89,38 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     players = [s.strip() for s in args.players.split(",")] if args.players else None
-    return follow(args, args.source, args.mode, players, resume=args.resume)
+    resume = "always" if args.resume else "if-any" if args.resume_if_any else None
+    return follow(args, args.source, args.mode, players, resume=resume)
+
+
+STALL_SECONDS: Final = 2.5
+"""A live camera silent this long is reported lost (on screen within 3 s) and reopened."""
+
+
+def is_live(source_spec: str) -> bool:
+    return source_spec.strip() == "picamera" or source_spec.strip().startswith("usb:")
+
+
+def same_path(a: str, b: str) -> bool:
+    try:
+        return Path(a).expanduser().resolve() == Path(b).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def make_source(source_spec: str, headless: bool, start_after: float | None = None) -> FrameSource:
+    """The unopened source: a live camera under the watchdog; a recording played at its own
+    pace in the app, as fast as possible headless, from `start_after` seconds on if given."""
+    from companion.camera import WatchedSource, open_source
+
+    if is_live(source_spec):
+        return WatchedSource(lambda: open_source(source_spec), stall_seconds=STALL_SECONDS)
+    opts: dict[str, Any] = {}
+    if start_after is not None:
+        opts["start_after"] = start_after
+    if Path(source_spec).is_file() and not headless:
+        opts["realtime"] = True  # play at the recorded pace
+    return open_source(source_spec, **opts)
 
 
 def follow(
@@ -78,18 +128,23 @@ def follow(
     source_spec: str,
     mode: str,
     players: list[str] | None,
-    resume: bool = False,
+    resume: str | None = None,
     log_path: Path | None = None,
     expected_final: dict[str, Any] | None = None,
 ) -> int:
-    """Shared by `run` and `demo`: build the pipeline, follow the game, report."""
-    from companion.camera import WatchedSource, open_source
+    """Shared by `run` and `demo`: build the pipeline, follow the game, report.
+
+    `resume`: None (a new game), `always` (the last unfinished game, or exit 2) or `if-any`
+    (the last unfinished game if there is one). Order matters for what is left in the log: the
+    log is locked (one companion per log), then the source is opened, and the game's entry is
+    made at its first event, so a source that fails to open leaves no empty game behind."""
+    from companion.camera import CameraError
     from companion.deck.deckdir import load_deck
     from companion.errors import BadInputError
     from companion.recap.crops import BowlCropper, CropStore
     from companion.session import EventSinks, Session, TablePipeline, describe, scoreboard
     from companion.tracking.follower import GameFollower
-    from companion.tracking.gamelog import GameLog
+    from companion.tracking.gamelog import GameLog, LogLock
     from companion.vision.backends import load_model
     from companion.vision.calibration import load_calibration
     from companion.vision.detector import CardDetector, finder_name
@@ -98,66 +153,128 @@ def follow(
     deck = load_deck(args.deck)
     detector = CardDetector(load_model(args.backend, name=finder_name(deck)), deck)
     log = GameLog.open(log_path or args.log)
+    lock: LogLock | None = None
     jsonl = None
     try:
-        if args.events:
-            args.events.parent.mkdir(parents=True, exist_ok=True)
-            jsonl = args.events.open("a", encoding="utf-8")
-        echo = (lambda e: print(describe(e), flush=True)) if args.headless else None
+        lock = LogLock.acquire(log.path, f"companion {args.command} --source {source_spec}")
+        info = log.last_unfinished_game() if resume else None
+        if resume == "always" and info is None:
+            raise BadInputError("no unfinished game in the log to resume")
+        events = log.events(info.id) if info is not None else []
+        resumed_t = max((float(e["t"]) for e in events), default=0.0)
+        # The same recording again continues after the last frame that gave an event (the
+        # frames after it gave none, so the settler finds the table as the log left it); any
+        # other source (a camera, whose clock starts at 0) goes on from that time.
+        same_recording = (
+            info is not None and not is_live(source_spec) and same_path(info.source, source_spec)
+        )
+        source = make_source(source_spec, args.headless, resumed_t if same_recording else None)
+        source.open()  # before anything is logged: a camera that fails leaves no game behind
+        source_ended = False
         games: list[str] = []
+        pipeline: TablePipeline | None = None
+        try:
+            if args.events:
+                args.events.parent.mkdir(parents=True, exist_ok=True)
+                jsonl = args.events.open("a", encoding="utf-8")
+            echo = (lambda e: print(describe(e), flush=True)) if args.headless else None
 
-        def make_follower(mode: str, players: list[str] | None) -> GameFollower:
-            """A new game: its own entry in the log, every event written as it happens."""
-            follower = GameFollower(mode, players)
-            games.append(log.new_game(mode, list(follower.players), source_spec))
-            follower.sink = EventSinks(log, games[-1], jsonl, echo)
-            return follower
+            def make_follower(mode: str, players: Sequence[str] | None) -> GameFollower:
+                """A new game: its entry in the log is made at its first event, and every event
+                is written as it happens."""
+                follower = GameFollower(mode, players)
 
-        if resume:
-            info = log.last_unfinished_game()
-            if info is None:
-                raise BadInputError("no unfinished game in the log to resume")
-            games.append(info.id)
-            events = log.events(info.id)
-            follower = GameFollower.from_events(
-                info.mode, list(info.players), events, EventSinks(log, info.id, jsonl, echo)
+                def start() -> str:
+                    games.append(log.new_game(mode, list(follower.players), source_spec))
+                    return games[-1]
+
+                follower.sink = EventSinks(log, None, jsonl, echo, start=start)
+                return follower
+
+            follower = None
+            if info is not None:
+                follower = GameFollower.from_events(
+                    info.mode, list(info.players), events, EventSinks(log, info.id, jsonl, echo)
+                )
+                final = follower.view().final
+                if final is not None:  # over, but the power went before it was marked so
+                    log.finish(info.id, final)
+                    if resume == "always":
+                        raise BadInputError(f"game {info.id} was over: no unfinished game left")
+                    follower = None
+                else:
+                    games.append(info.id)
+                    where = (
+                        f"from {resumed_t:.1f} s of the recording"
+                        if same_recording
+                        else f"at {resumed_t:.1f} s, watching {source_spec} from now"
+                    )
+                    print(
+                        f"resuming game {info.id} ({info.mode}, {len(events)} events) {where}",
+                        file=sys.stderr,
+                    )
+            resumed = follower is not None
+            if follower is None:
+                follower = make_follower(mode, players)
+            pipeline = TablePipeline(detector, follower, manual_calibration=calibration)
+            if resumed and not same_recording:
+                pipeline.t_offset = resumed_t
+            # each served bowl's picture, kept beside the game log for the recap
+            pipeline.on_frame = BowlCropper(
+                CropStore.beside(log.path), lambda: games[-1] if games else ""
             )
-            print(f"resuming game {info.id} ({info.mode}, {len(events)} events)", file=sys.stderr)
-        else:
-            follower = make_follower(mode, players)
-        pipeline = TablePipeline(detector, follower, manual_calibration=calibration)
-        # each served bowl's picture, kept beside the game log for the recap
-        pipeline.on_frame = BowlCropper(CropStore.beside(log.path), lambda: games[-1])
-        if source_spec == "picamera" or source_spec.startswith("usb:"):
-            source = WatchedSource(lambda: open_source(source_spec))
-        elif Path(source_spec).is_file() and not args.headless:
-            source = open_source(source_spec, realtime=True)  # play at the recorded pace
-        else:
-            source = open_source(source_spec)
-        with source:
             if args.headless:
                 for frame in source:
                     pipeline.process(frame)
+                source_ended = True
             else:
                 session = Session(source, pipeline, new_follower=make_follower)
                 session.start()
                 from companion.ui.app import run_app
+                from companion.ui.controller import Settings
+                from companion.ui.settings_store import SettingsStore
 
-                run_app(session, fullscreen=args.fullscreen, language=args.language)
+                store = SettingsStore()
+                run_app(
+                    session,
+                    fullscreen=args.fullscreen,
+                    language=args.language,
+                    settings=store.load(Settings(source=source_spec)),
+                    store=store,
+                    start="table" if resumed else "new",
+                )
                 session.stop()
+                source_ended = session.source_ended
+                if session.error is not None:
+                    kept = f"; game {games[-1]} is kept unfinished" if games else ""
+                    print(
+                        f"companion {args.command}: error: {session.error}{kept}", file=sys.stderr
+                    )
+                    return 1
+        except CameraError as exc:
+            if not games or pipeline is None or pipeline.follower.view().final is not None:
+                raise
+            raise CameraError(
+                f"{exc}; game {games[-1]} is kept unfinished: `companion run --resume "
+                f"--source {source_spec}` continues it from there (the whole file, or the camera)"
+            ) from exc
+        finally:
+            source.close()
         follower = pipeline.follower  # the app may have started a new game
-        game_id = games[-1]
-        if follower.view().final is None and follower.view().phase != "setup":
-            follower.finish()
+        game_id = games[-1] if games else None
+        view = follower.view()
+        if source_ended and view.final is None and view.phase != "setup":
+            follower.finish()  # a recording played to its end is the whole game
         final = follower.view().final
-        if final is not None:
+        if final is not None and game_id is not None:
             log.finish(game_id, final)
         if args.headless:
             if final is not None:
                 print(scoreboard(final))
             print(
                 f"{pipeline.frames} frames, {pipeline.detections} detections, "
-                f"{pipeline.recalibrations} re-calibrations; game log {log.path} ({game_id})"
+                f"{pipeline.recalibrations} re-calibrations; game log {log.path} "
+                f"({game_id or 'no game logged'})"
             )
         if expected_final is not None and final is not None:
             same = final.get("scores") == expected_final.get("scores")
@@ -165,5 +282,7 @@ def follow(
     finally:
         if jsonl is not None:
             jsonl.close()
+        if lock is not None:
+            lock.release()
         log.close()
     return 0

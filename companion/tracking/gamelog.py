@@ -255,12 +255,9 @@ class GameLog:
 
     def last_unfinished_game(self) -> GameInfo | None:
         """The most recently started game not finished: what `companion run --resume` continues.
-        A game with no event holds nothing to resume and is passed over (earlier versions
-        logged one when the camera failed to open)."""
-        games = self._games(
-            "WHERE g.finished IS NULL AND EXISTS (SELECT 1 FROM events e WHERE e.game_id = g.id)",
-            (),
-        )
+        (`companion run` makes a game's entry at its first event, so a start that fails leaves
+        no empty game to be picked here.)"""
+        games = self._games("WHERE g.finished IS NULL", ())
         return games[-1] if games else None
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 PHASES: Final = ("setup", "playing", "scoring", "over")
-CAMERA_STATES: Final = ("ok", "camera lost", "markers not found", "too dark", "glare")
+CAMERA_STATES: Final = (
+    "ok",
+    "camera lost",
+    "reconnecting",
+    "markers not found",
+    "too dark",
+    "glare",
+)
+"""`camera lost` / `reconnecting` come from the camera watchdog (companion.camera.watchdog)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,3 +122,6 @@ class GameView:
     """End-game scan results, for the cross-check screen."""
     all_played: bool = False
     """Every card has been played (deck, Fridge and hands empty): time to score."""
+    error: str | None = None
+    """Why following stopped (one line: the camera is gone for good, the game log cannot be
+    written...); None while all is well. The game so far is kept in the log."""

@@ -43,6 +43,7 @@ from companion.tracking.view import GameView
 from companion.ui import viewmodels as vm
 from companion.ui.controller import Controller, Settings
 from companion.ui.i18n import LANGUAGES, ingredient_name, tr
+from companion.ui.settings_store import SettingsStore
 from companion.ui.sound import Speaker
 
 KV_DIR: Final = Path(__file__).parent / "kv"
@@ -56,6 +57,9 @@ KV_FILES: Final = (
     "settings.kv",
 )
 POLL_HZ: Final = 8.0
+ERROR_EXIT_S: Final = 20.0
+"""When the pipeline stops on an error, the screen shows why this long, then the app closes
+(`companion run` exits non-zero and systemd restarts the kiosk into the unfinished game)."""
 SCORE_CONFIRM_S: Final = 4.0
 """The Score button asks "Score?" and waits this long for the confirming tap."""
 BASE_SIZE: Final = (800, 480)
@@ -204,19 +208,8 @@ class NewGameScreen(BaseScreen):
     def typed_names(self) -> list[str]:
         return [w.text for w in reversed(self.ids.names.children)]
 
-    def set_source(self, text: str) -> None:
-        text = text.strip()
-        if text and text != app().settings.source:
-            app().update_settings(source=text)
-        self.source = text
-
-    def source_focus(self, field: Any) -> None:
-        if not field.focus:
-            self.set_source(field.text)
-
     def on_start(self) -> None:
         a = app()
-        self.set_source(self.ids.source.text)
         names = vm.player_names(self.mode, self.typed_names(), a.lang)
         a.controller.new_game(self.mode, names, a.lang, a.settings.source)
         a.announcer.reset()
@@ -225,9 +218,11 @@ class NewGameScreen(BaseScreen):
     def refresh(self, view: GameView, frame: np.ndarray | None) -> None:
         a = app()
         self.ids.camera.show(frame, view, a.controller.frame_scale())
-        self.check_ok = frame is not None and view.camera == "ok"
+        self.check_ok = frame is not None and view.camera == "ok" and not view.error
         self.check_text = (
-            vm.camera_text(view.camera, a.lang) if frame is not None else tr("cam_no_frame", a.lang)
+            vm.camera_text(view.camera, a.lang, view.error)
+            if frame is not None or view.error
+            else tr("cam_no_frame", a.lang)
         )
 
 
@@ -594,10 +589,22 @@ class CompanionApp(App):
     lang = StringProperty("en")
     scale = NumericProperty(1.0)
 
-    def __init__(self, controller: Controller, settings: Settings, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        controller: Controller,
+        settings: Settings,
+        store: SettingsStore | None = None,
+        start: str = "new",
+        **kwargs: Any,
+    ) -> None:
+        """`store` keeps the settings between runs (saved on Apply); `start` is the first
+        screen (`table` for a resumed game)."""
         super().__init__(**kwargs)
         self.controller = controller
         self.settings = settings
+        self.store = store
+        self.start = start
+        self._error_shown: str | None = None
         self.lang = settings.language
         self.announcer = vm.Announcer()
         self.speaker = Speaker(sound=settings.sound, voice=settings.voice)
@@ -627,7 +634,9 @@ class CompanionApp(App):
         self.sm = sm
         Window.bind(size=self._on_resize)
         self._on_resize(Window, Window.size)
-        self._apply_kiosk()
+        self._apply_kiosk(initial=True)
+        if self.start != "new":
+            sm.current = self.start
         Clock.schedule_interval(self.poll, 1.0 / POLL_HZ)
         return sm
 
@@ -636,9 +645,13 @@ class CompanionApp(App):
         w, h = size
         self.scale = max(1.0, min(w / dp(BASE_SIZE[0]), h / dp(BASE_SIZE[1])))
 
-    def _apply_kiosk(self) -> None:
-        Window.fullscreen = "auto" if self.settings.fullscreen else False
-        Window.show_cursor = not self.settings.hide_cursor
+    def _apply_kiosk(self, initial: bool = False) -> None:
+        """Fullscreen and cursor. At start only what was asked for is applied, so the Kivy
+        config (the kiosk's fullscreen, no cursor) is never overridden by a default."""
+        if self.settings.fullscreen or not initial:
+            Window.fullscreen = "auto" if self.settings.fullscreen else False
+        if self.settings.hide_cursor or not initial:
+            Window.show_cursor = not self.settings.hide_cursor
 
     # navigation
     def screen(self, name: str) -> Any:
@@ -710,6 +723,8 @@ class CompanionApp(App):
         self.speaker.voice = settings.voice
         self._apply_kiosk()
         self.controller.apply_settings(settings)
+        if self.store is not None:
+            self.store.save(settings)
         if self.sm is not None and self.sm.current == "new":
             self.screen("new")._build_names()
 
@@ -718,6 +733,10 @@ class CompanionApp(App):
         view = self.controller.view()
         frame = self.controller.latest_frame()
         self.last_view = view
+        if view.error and view.error != self._error_shown:
+            self._error_shown = view.error
+            self.screen("table").toast(vm.camera_text(view.camera, self.lang, view.error))
+            Clock.schedule_once(lambda _dt: self.stop(), ERROR_EXIT_S)
         if view.phase == "playing":
             for ann in self.announcer.update(view, self.lang):
                 self.speaker.chime()
@@ -740,18 +759,28 @@ class CompanionApp(App):
 def run_app(
     controller: Controller,
     fullscreen: bool = False,
-    language: str = "en",
+    language: str | None = None,
     size: tuple[int, int] = BASE_SIZE,
     settings: Settings | None = None,
+    store: SettingsStore | None = None,
+    start: str = "new",
 ) -> None:
     """Open the companion window on controller and run until it is closed.
 
-    `settings` (optional) seeds the Settings screen (camera source, sound, voice...); the
-    `fullscreen` and `language` arguments override its fields.
+    `settings` (optional) seeds the Settings screen (sound, voice, the source shown...);
+    `fullscreen=True` (the kiosk: fullscreen without a cursor) and `language` override its
+    fields. `store` keeps the settings between runs; `start` is the first screen. The window
+    size is set only when neither the settings nor the Kivy config ask for fullscreen.
     """
+    from kivy.config import Config
+
     base = settings or Settings()
     fields = {k: getattr(base, k) for k in Settings.__dataclass_fields__}
-    fields.update(fullscreen=fullscreen or base.fullscreen, language=language)
-    if not fullscreen:
+    if fullscreen:
+        fields.update(fullscreen=True, hide_cursor=True)
+    if language is not None:
+        fields.update(language=language)
+    kivy_fullscreen = Config.get("graphics", "fullscreen").strip().lower() not in ("0", "", "false")
+    if not fields["fullscreen"] and not kivy_fullscreen:
         Window.size = size
-    CompanionApp(controller, Settings(**fields)).run()
+    CompanionApp(controller, Settings(**fields), store=store, start=start).run()

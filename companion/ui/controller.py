@@ -23,7 +23,8 @@ class Settings:
     """What the Settings screen edits; the app keeps it, the controller is told on Apply."""
 
     source: str = "usb:0"
-    """Camera source spec as for `companion run --source`."""
+    """The camera the session watches (`companion run --source`): shown on screen, not
+    editable (another camera is another `companion run`)."""
     language: str = "en"
     """`en` or `fr`."""
     sound: bool = True

@@ -32,6 +32,8 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         # camera states (GameView.camera)
         "cam_ok": "Camera ready",
         "cam_camera lost": "Camera lost",
+        "cam_reconnecting": "Camera lost: reconnecting…",
+        "pipeline_error": "Stopped: {error}",
         "cam_markers not found": "Markers not found",
         "cam_too dark": "Too dark",
         "cam_glare": "Glare on the table",
@@ -154,6 +156,8 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "check": "Vérification",
         "cam_ok": "Caméra prête",
         "cam_camera lost": "Caméra perdue",
+        "cam_reconnecting": "Caméra perdue : reconnexion…",
+        "pipeline_error": "Arrêt : {error}",
         "cam_markers not found": "Repères introuvables",
         "cam_too dark": "Trop sombre",
         "cam_glare": "Reflets sur la table",

@@ -142,7 +142,10 @@ def bowl_panel(bowl_view: BowlView, mode: str, lang: str) -> BowlPanel:
     )
 
 
-def camera_text(state: str, lang: str) -> str:
+def camera_text(state: str, lang: str, error: str | None = None) -> str:
+    """The camera line: its state, or why following stopped (GameView.error) if it did."""
+    if error:
+        return tr("pipeline_error", lang, error=error)
     return tr(f"cam_{state}", lang)
 
 
@@ -186,8 +189,8 @@ def table_model(view: GameView, lang: str) -> TableModel:
         bowls=tuple(bowl_panel(b, view.mode, lang) for b in view.bowls),
         fridge=tuple(chip(c, lang) for c in view.fridge),
         served=tuple(served),
-        camera_text=camera_text(view.camera, lang),
-        camera_ok=view.camera == "ok",
+        camera_text=camera_text(view.camera, lang, view.error),
+        camera_ok=view.camera == "ok" and not view.error,
         banner_text=banner_text(view.ready_bowls, lang),
         can_peek=can_peek,
     )
