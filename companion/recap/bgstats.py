@@ -11,7 +11,8 @@ the URL-encoded JSON of one play:
                   "role"?}], "comments"?, "board"?, "location"?}
 
 Opening the link on a phone with BG Stats shows its import dialog with everything filled in.
-We send no BGG id (BG Stats matches the game by name, and remembers the match). In 4p each
+We send no BGG id (BG Stats matches the game by name, and remembers the match) and no
+comment: every character makes the QR code denser, harder to read off a screen. In 4p each
 player is listed with their team's score and result, the team as their role.
 """
 
@@ -72,17 +73,7 @@ def play_json(record: GameRecord) -> dict[str, Any]:
             "sourceGameId": SOURCE_GAME_ID,
         },
         "players": players,
-        "comments": comment(record),
     }
-
-
-def comment(record: GameRecord) -> str:
-    """`2p · Alice 20 (5 bowls), Bob 19 (7 bowls)`; solo adds the stars."""
-    parts = [f"{s.name} {s.points} ({s.bowls} bowls)" for s in record.standings]
-    line = f"{record.mode} · " + ", ".join(parts)
-    if record.stars is not None:
-        line += f" · critics {record.stars:g}/5"
-    return line
 
 
 def create_play_link(record: GameRecord) -> str:

@@ -26,6 +26,8 @@ from companion.recap.record import BowlRecord, GameRecord
 from companion.ui.i18n import count, ingredient_name, stars_text, tr
 
 SIZE: Final = (1600, 900)
+QR_SIDE: Final = 300
+"""At most this many pixels for the QR code (3 px a module for the usual link)."""
 BG: Final = (23, 23, 28)
 INK: Final = (240, 240, 240)
 DIM: Final = (170, 174, 184)
@@ -68,7 +70,7 @@ def render_recap(
     d = ImageDraw.Draw(img)
     _header(d, record, lang)
     y = _standings(d, record, lang, 40, 150, 520)
-    _timeline(d, record, lang, (40, max(y + 20, 420), 560, 660))
+    _timeline(d, record, lang, (40, max(y + 20, 330), 560, 560))
     _qr(img, d, record, lang, (40, 680))
     _bowls(img, d, record, store, lang, (600, 140, 1570, 880))
     return img
@@ -206,13 +208,15 @@ def _timeline(
 def _qr(
     img: Image.Image, d: ImageDraw.ImageDraw, record: GameRecord, lang: str, at: tuple[int, int]
 ) -> None:
+    """The BG Stats code, whole pixels a module (a phone reads it off a screen or a print)."""
     if not record.finished:
         return
-    qr = qr_image(create_play_link(record), module_px=1, border=4)
-    side = 200
+    qr = qr_image(create_play_link(record), module_px=1, border=3)
+    module = max(2, QR_SIDE // qr.shape[0])
+    side = qr.shape[0] * module
     tile = Image.fromarray(cv2.cvtColor(qr, cv2.COLOR_BGR2RGB)).resize((side, side), Image.NEAREST)
-    img.paste(tile, at)
-    _wrap(d, tr("bg_stats", lang), font(24), (at[0] + side + 20, at[1] + 60), 280, INK)
+    img.paste(tile, (at[0], SIZE[1] - 16 - side))
+    _wrap(d, tr("bg_stats", lang), font(24), (at[0] + side + 20, SIZE[1] - side), 250, INK)
 
 
 def _bowls(
