@@ -107,8 +107,46 @@ def test_template_placeholders_are_all_filled(unit_text: str) -> None:
 def test_unit_starts_the_kiosk_on_the_pi_camera(unit) -> None:
     argv = shlex.split(one(unit, "Service", "ExecStart"))
     assert argv[0] == str(VENV / "bin" / "companion")
-    assert argv[1:] == ["run", "--source", "picamera"]
+    assert argv[1:] == ["run", "--source", "picamera", "--fullscreen", "--resume-if-any"]
     assert one(unit, "Service", "WorkingDirectory") == str(ROOT)
+
+
+def test_unit_command_line_is_one_the_cli_accepts_as_a_resuming_fullscreen_kiosk(unit) -> None:
+    from companion.cli import build_parser
+
+    args = build_parser().parse_args(shlex.split(one(unit, "Service", "ExecStart"))[1:])
+    assert (args.command, args.source) == ("run", "picamera")
+    assert args.fullscreen and args.resume_if_any and not args.resume
+    assert not args.headless
+
+
+def test_unit_is_hardened_and_may_write_only_the_log_and_settings(unit) -> None:
+    from companion.tracking.gamelog import default_log_path
+    from companion.ui.settings_store import default_settings_path
+
+    service = dict(unit["Service"])
+    for key, value in {
+        "NoNewPrivileges": "yes",
+        "ProtectSystem": "strict",
+        "PrivateTmp": "yes",
+        "ProtectKernelTunables": "yes",
+        "ProtectKernelModules": "yes",
+        "ProtectControlGroups": "yes",
+        "RestrictSUIDSGID": "yes",
+        "IPAddressDeny": "any",
+    }.items():
+        assert service.get(key) == value, key
+    assert "AF_INET" not in service["RestrictAddressFamilies"]
+    assert "PrivateDevices" not in service, "the camera, GPU and touchscreen are devices"
+    writable = [Path(w.lstrip("-")) for w in one(unit, "Service", "ReadWritePaths").split()]
+    home = {"HOME": pwd.getpwuid(os.getuid()).pw_dir}
+    for needed in (default_log_path(home), default_settings_path(home)):
+        assert any(needed.is_relative_to(w) for w in writable), needed
+    assert "RAMEN_COMPANION_LOG" not in environment(unit)  # the log is where the paths say
+    # PrivateTmp hides /tmp: the X socket that ExecStartPre waits for must be bound back in
+    bound = [Path(b.lstrip("-").split(":")[0]) for b in one(unit, "Service", "BindPaths").split()]
+    x_socket = Path(re.search(r"-S (\S+)", one(unit, "Service", "ExecStartPre")).group(1))
+    assert any(x_socket.is_relative_to(b) for b in bound), (x_socket, bound)
 
 
 def test_unit_runs_as_the_desktop_user_and_restarts_on_failure(unit) -> None:
@@ -225,6 +263,14 @@ def test_install_script_help_lists_its_options() -> None:
     )
     assert "--print-unit" in out.stdout and "--no-service" in out.stdout
     assert "set -euo" not in out.stdout
+
+
+def test_install_script_switches_screen_blanking_off_and_makes_the_writable_dirs() -> None:
+    text = INSTALL.read_text()
+    body = text[text.index("install_service() {") :]
+    assert "disable_screen_blanking" in body and "make_writable_dirs" in body
+    assert "raspi-config nonint do_blanking 1" in text
+    assert '"$RUN_HOME/.local/share/ramen-companion" "$CONFIG_DIR"' in text
 
 
 def test_install_script_installs_what_the_pi_needs() -> None:

@@ -16,8 +16,10 @@
 #   4. checks that the NCNN model committed in models/strips_ncnn_model/ is there (nothing is
 #      downloaded);
 #   5. the Kivy configuration for the touchscreen -> ~/.config/ramen-companion/kivy/config.ini;
-#   6. the systemd unit -> /etc/systemd/system/ramen-companion.service, enabled; desktop
-#      autologin switched on with raspi-config (RAMEN_NO_AUTOLOGIN=1 leaves it alone).
+#   6. the systemd unit -> /etc/systemd/system/ramen-companion.service, enabled (it resumes an
+#      unfinished game after a power cut); desktop autologin switched on and screen blanking
+#      switched off with raspi-config (RAMEN_NO_AUTOLOGIN=1 leaves autologin alone); the
+#      folders the hardened unit may write (game log, settings) are made.
 #
 # Options:
 #   --print-unit   print the systemd unit as it would be installed, change nothing, exit
@@ -192,6 +194,23 @@ install_kivy_config() {
     log "kivy config: $dest"
 }
 
+# The game may sit still for minutes (a player thinking): the screen must not go dark. Kivy
+# already keeps it awake while its window is up (allow_screensaver = 0); this also stops the
+# desktop's own blanking (X11 and Wayland) before and between runs of the kiosk.
+disable_screen_blanking() {
+    if command -v raspi-config >/dev/null; then
+        log "screen blanking: off (raspi-config nonint do_blanking 1)"
+        sudo raspi-config nonint do_blanking 1
+    else
+        warn "no raspi-config: switch screen blanking off in the desktop's settings"
+    fi
+}
+
+# The only folders the hardened unit may write (ProtectSystem=strict + ReadWritePaths=).
+make_writable_dirs() {
+    mkdir -p "$RUN_HOME/.local/share/ramen-companion" "$CONFIG_DIR"
+}
+
 install_service() {
     local rendered
     rendered=$(mktemp)
@@ -199,6 +218,7 @@ install_service() {
     RENDERED_UNIT=$rendered
     trap 'rm -f "$RENDERED_UNIT"' EXIT
     render_unit >"$rendered"
+    make_writable_dirs
     if [ -f "$UNIT_PATH" ] && cmp -s "$rendered" "$UNIT_PATH"; then
         log "systemd unit: $UNIT_PATH (up to date)"
     else
@@ -214,6 +234,7 @@ install_service() {
         log "desktop autologin: on (raspi-config nonint do_boot_behaviour B4)"
         sudo raspi-config nonint do_boot_behaviour B4
     fi
+    disable_screen_blanking
     if systemctl is-active --quiet "$UNIT_NAME"; then
         log "restarting the running kiosk to pick up this install"
         sudo systemctl restart "$UNIT_NAME"
