@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -32,11 +33,18 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+class UsageError(SystemExit):
+    """A command line argparse refused (exit code 2); main() returns 2 for it."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit 2): the usage block is one --help away."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help)\n")
+        # "argument --dpi: must be ..." reads better as "--dpi must be ..."
+        message = re.sub(r"^argument ([^:/ ]+)(?:/\S+)?: (must be)", r"\1 \2", message)
+        print(f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help)", file=sys.stderr)
+        raise UsageError(2)
 
 
 def _one_line(text: str) -> str:
@@ -73,7 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     quiet_native_logs()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError:
+        return 2
     where = " ".join(
         str(w) for w in ("companion", args.command, getattr(args, "deck_command", None)) if w
     )

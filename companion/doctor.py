@@ -65,7 +65,7 @@ class Check:
     """One line of the doctor's report."""
 
     name: str
-    """camera, model, markers, light, glare, disk space, disk writes."""
+    """camera, model, markers, light, glare, game log, disk space, disk writes."""
     status: str
     """OK, WARN, FAIL or SKIP."""
     message: str
@@ -525,6 +525,34 @@ def check_disk_space(log_path: Path) -> Check:
     return Check("disk space", OK, msg, "", value)
 
 
+def check_game_log(log_path: Path) -> Check:
+    """The game log itself, read-only: a file that is not a readable game log (random bytes,
+    another program's database, a damaged one) fails, since the game could not be kept."""
+    if not log_path.exists():
+        return Check("game log", OK, f"a new game log will be made at {log_path}", "")
+    advice = f"move {log_path} aside (or give another place with --log); a new log is then made"
+    if not log_path.is_file():
+        return Check("game log", FAIL, f"{log_path} is a folder, not a game log", advice)
+    try:
+        conn = sqlite3.connect(f"file:{log_path}?mode=ro", uri=True, timeout=2.0)
+        try:
+            check = conn.execute("PRAGMA quick_check").fetchone()
+            if check is None or check[0] != "ok":
+                raise sqlite3.DatabaseError(f"damaged: {check[0] if check else 'empty'}")
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if not {"games", "events"} <= tables:
+                raise sqlite3.DatabaseError("a database, but not a game log")
+            unfinished = conn.execute(
+                "SELECT count(*) FROM games WHERE finished IS NULL"
+            ).fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return Check("game log", FAIL, f"{log_path} is not a readable game log ({exc})", advice)
+    msg = f"{log_path} reads" + (f", {unfinished} unfinished game(s)" if unfinished else "")
+    return Check("game log", OK, msg, "", {"unfinished": int(unfinished)})
+
+
 def check_disk_writes(log_path: Path, events: int = 20) -> Check:
     """Time `events` appends the way the game log makes them (WAL, synchronous=FULL, one
     fsynced transaction each) in a throw-away database beside the log, then remove it."""
@@ -609,7 +637,7 @@ def run_checks(
         checks += [_skip(n, "no frame from the camera") for n in ("markers", "light", "glare")]
     else:
         checks += [markers, check_light(image, cal), check_glare(image, cal)]
-    checks += [check_disk_space(log_path), check_disk_writes(log_path)]
+    checks += [check_game_log(log_path), check_disk_space(log_path), check_disk_writes(log_path)]
     return checks
 
 

@@ -24,7 +24,15 @@ MAX_JSON_DEPTH: Final = 64
 SEED_MAX: Final = 2**32 - 1
 
 
-def _bounds(lo: float | None, hi: float | None) -> str:
+def _bounds(lo: float | None, hi: float | None, above: bool = False) -> str:
+    if above and lo == 0:
+        low = "positive"
+    elif above and lo is not None:
+        low = f"above {lo:g}"
+    else:
+        low = ""
+    if low:
+        return low + (f" and at most {hi:g}" if hi is not None else "")
     if lo is not None and hi is not None:
         return f"from {lo:g} to {hi:g}"
     if lo is not None:
@@ -49,12 +57,9 @@ def real(
             or (lo is not None and (value <= lo if above else value < lo))
             or (hi is not None and value > hi)
         ):
-            want = (
-                f"above {lo:g} and at most {hi:g}"
-                if above and lo is not None and hi is not None
-                else (f"above {lo:g}" if above and lo is not None else _bounds(lo, hi))
-            )
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number {want}")
+            want = _bounds(lo, hi, above)
+            what = "a number " if want.startswith(("from", "at ", "finite")) else ""
+            raise argparse.ArgumentTypeError(f"must be {what}{want}, got {text!r}")
         return value
 
     parse.__name__ = "number"
@@ -66,11 +71,13 @@ def integer(lo: int | None = None, hi: int | None = None) -> Callable[[str], int
 
     def parse(text: str) -> int:
         try:
-            value = int(text.strip(), 10)
+            value: int | None = int(text.strip(), 10)
         except ValueError:
             value = None
         if value is None or (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number {_bounds(lo, hi)}")
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number {_bounds(lo, hi)}, got {text!r}"
+            )
         return value
 
     parse.__name__ = "integer"
@@ -94,7 +101,7 @@ def read_text(path: Path | str, what: str = "file") -> str:
             )
         data = p.read_bytes()
     except FileNotFoundError:
-        raise BadInputError(f"cannot read {what} {p}: no such file") from None
+        raise BadInputError(f"cannot read {what} {p}: not found") from None
     except OSError as exc:
         raise BadInputError(f"cannot read {what} {p}: {exc.strerror or exc}") from None
     return decode_text(data, f"{what} {p}")

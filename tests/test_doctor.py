@@ -102,6 +102,7 @@ def test_golden_video_is_ready_except_what_the_model_says(
         "markers",
         "light",
         "glare",
+        "game log",
         "disk space",
         "disk writes",
     ]

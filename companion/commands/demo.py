@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -37,18 +36,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from companion.commands.run import follow
     from companion.errors import BadInputError
+    from companion.inputs import read_json
+    from companion.rules.simulate import get_mode
+    from companion.rules.state import check_player_name
 
     folder: Path = args.recording
     video = next(
-        (folder / n for n in ("recording.mp4", "recording.avi") if (folder / n).exists()), None
+        (folder / n for n in ("recording.mp4", "recording.avi") if (folder / n).is_file()), None
     )
     record_path = folder / "record.json"
-    if video is None or not record_path.exists():
+    if video is None or not record_path.is_file():
         raise BadInputError(f"{folder} holds no recording (recording.mp4 + record.json)")
-    try:
-        record = json.loads(record_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise BadInputError(f"{record_path} is not valid JSON: {exc}") from None
+    record = read_json(record_path, "recording description")
+    if not isinstance(record, dict) or not isinstance(record.get("players"), list):
+        raise BadInputError(f'{record_path}: expected an object with "mode" and "players"')
+    players = [check_player_name(p) for p in record["players"]]
+    get_mode(record.get("mode", "missing"))  # an unknown mode: one line
+    final = record.get("final")
     if (
         not args.headless
         and sys.platform.startswith("linux")
@@ -59,14 +63,12 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="ramen-demo-") as tmp:
         log = args.log or Path(tmp) / "demo-games.sqlite"
         if args.headless:
-            print(
-                f"demo: {record['mode']} game, players {', '.join(record['players'])}, {video.name}"
-            )
+            print(f"demo: {record['mode']} game, players {', '.join(players)}, {video.name}")
         return follow(
             args,
             str(video),
             record["mode"],
-            list(record["players"]),
+            players,
             log_path=log,
-            expected_final=record.get("final"),
+            expected_final=final if isinstance(final, dict) else None,
         )

@@ -129,8 +129,10 @@ def load_deck(path: Path | str | None) -> Deck:
             f"{round(MIN_FACE_PX_PER_MM * CARD_W_MM)} px wide)"
         )
     name = meta.get("name", folder.name)
+    if not isinstance(name, str) or not name.strip() or not name.isprintable():
+        raise BadInputError(f"{meta_path}: the deck's name must be one line of text, got {name!r}")
     return Deck(
-        name=name if isinstance(name, str) else folder.name,
+        name=name,
         faces=faces,
         back=back,
         px_per_mm=float(ppm),

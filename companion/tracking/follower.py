@@ -27,6 +27,7 @@ turn made it ready.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -611,6 +612,26 @@ def _owner(mode: Mode, players: tuple[str, ...], bowl: str) -> str | None:
     return None
 
 
+def _check_logged(i: int, e: Mapping[str, Any]) -> None:
+    """A logged event the follower can rebuild from, else BadInputError naming it: a damaged
+    log must not resume into a traceback."""
+    t, step = e.get("t", 0.0), e.get("step", 0)
+    ok = (
+        isinstance(t, int | float)
+        and not isinstance(t, bool)
+        and math.isfinite(t)
+        and isinstance(step, int)
+        and not isinstance(step, bool)
+    )
+    if ok and e.get("type") in OBSERVATIONS:
+        card, region = e.get("card"), e.get("region")
+        ok = isinstance(card, str) and isinstance(region, str)
+        if ok:
+            parse_card(card)
+    if not ok:
+        raise BadInputError(f"logged event {i + 1} is damaged: {dict(e)!r:.200}")
+
+
 class GameFollower:
     """Follows one game from settled table states; the UI's model (see module docstring).
 
@@ -650,7 +671,8 @@ class GameFollower:
         events are recomputed; nothing is re-emitted."""
         f = cls(mode, players, sink)
         f._events = [dict(e) for e in events]
-        for e in f._events:
+        for i, e in enumerate(f._events):
+            _check_logged(i, e)
             if e.get("type") in OBSERVATIONS:
                 if e["type"] == "card_added":
                     f._raw[e["card"]] = e["region"]

@@ -238,10 +238,13 @@ class GameLog:
             "WHERE game_id = ? ORDER BY seq",
             (game_id,),
         )
-        return [
-            LogEntry(seq, gid, created, {"t": t, "type": kind, **json.loads(payload)})
-            for seq, gid, t, kind, payload, created in rows
-        ]
+        out = []
+        for seq, gid, t, kind, payload, created in rows:
+            fields = self._loads(payload, f"event {seq}", dict)
+            if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+                raise GameLogError(f"game log {self.path}: event {seq} has no time ({t!r})")
+            out.append(LogEntry(seq, gid, created, {"t": t, "type": str(kind), **fields}))
+        return out
 
     def game(self, game_id: str) -> GameInfo:
         games = self._games("WHERE g.id = ?", (game_id,))
@@ -291,19 +294,26 @@ class GameLog:
             f"FROM games g {where} ORDER BY g.started, g.rowid",
             params,
         )
-        return [
-            GameInfo(
-                gid,
-                mode,
-                tuple(json.loads(players)),
-                started,
-                finished,
-                source,
-                json.loads(final) if final is not None else None,
-                count,
+        out = []
+        for gid, mode, players, started, finished, source, final, count in rows:
+            names = self._loads(players, f"game {gid}'s players", list)
+            if not all(isinstance(n, str) for n in names):
+                raise GameLogError(f"game log {self.path}: game {gid}'s players are not names")
+            result = self._loads(final, f"game {gid}'s result", dict) if final is not None else None
+            out.append(GameInfo(gid, mode, tuple(names), started, finished, source, result, count))
+        return out
+
+    def _loads(self, text: object, what: str, kind: type) -> Any:
+        """A JSON column of a row, or GameLogError saying the row is damaged."""
+        try:
+            value = json.loads(text) if isinstance(text, str | bytes) else None
+        except (ValueError, RecursionError) as exc:
+            raise GameLogError(f"game log {self.path}: {what} is damaged ({exc})") from None
+        if not isinstance(value, kind):
+            raise GameLogError(
+                f"game log {self.path}: {what} is damaged (not a JSON {kind.__name__})"
             )
-            for gid, mode, players, started, finished, source, final, count in rows
-        ]
+        return value
 
     def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
         with self._lock:

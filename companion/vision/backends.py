@@ -63,7 +63,9 @@ def _blob(view: np.ndarray) -> np.ndarray:
 
 def onnx_session(path: Path, threads: int):
     """An ONNX Runtime CPU session with our thread count (one inter-op thread)."""
-    import onnxruntime as ort
+    from companion.offline import onnxruntime
+
+    ort = onnxruntime()  # telemetry off
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
@@ -204,6 +206,9 @@ def load_model(
         except ImportError:
             if backend:
                 raise ModelError(f"backend {b!r} is not installed") from None
+        except Exception as exc:  # a damaged or foreign file: the runtimes raise their own types
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ModelError(f"{path} is not a usable {b} model ({first[:200]})") from None
     raise ModelError(
         f"no detector model in {models_dir} for backend(s) {', '.join(order)}: "
         "run `companion train` or restore models/ from git"

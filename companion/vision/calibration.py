@@ -6,7 +6,6 @@ re-calibrates by itself; the manual file is the fallback when markers are covere
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -125,19 +124,22 @@ def load_calibration(path: Path) -> TableCalibration:
     `corners_px` are the image positions of the play area's corners (outer corners of markers
     0, 1, 2, 3: top-left, top-right, bottom-right, bottom-left), e.g. clicked on a photo.
     """
+    from companion.inputs import read_json
+
+    data = read_json(path, "calibration file")  # UTF-8, size and nesting limited
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
         size = tuple(int(v) for v in data["image_size"])
         corners = np.array(data["corners_px"], np.float64)
-    except FileNotFoundError:
-        raise BadInputError(f"calibration file {path} not found") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadInputError(f"calibration file {path} is not valid JSON: {exc}") from None
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise BadInputError(
             f"calibration file {path} needs image_size [w, h] and corners_px [[x, y] x4]: {exc}"
         ) from None
-    if corners.shape != (4, 2) or len(size) != 2 or min(size) <= 0:
+    if (
+        corners.shape != (4, 2)
+        or len(size) != 2
+        or min(size) <= 0
+        or not np.isfinite(corners).all()
+    ):
         raise BadInputError(
             f"calibration file {path}: corners_px must be 4 [x, y] pairs, image_size [w, h] > 0"
         )
