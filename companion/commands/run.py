@@ -138,6 +138,7 @@ def follow(
     (the last unfinished game if there is one). Order matters for what is left in the log: the
     log is locked (one companion per log), then the source is opened, and the game's entry is
     made at its first event, so a source that fails to open leaves no empty game behind."""
+    from companion import logs
     from companion.camera import CameraError
     from companion.deck.deckdir import load_deck
     from companion.errors import BadInputError
@@ -149,6 +150,7 @@ def follow(
     from companion.vision.calibration import load_calibration
     from companion.vision.detector import CardDetector, finder_name
 
+    logs.configure()
     calibration = load_calibration(args.calibration) if args.calibration else None
     deck = load_deck(args.deck)
     detector = CardDetector(load_model(args.backend, name=finder_name(deck)), deck)
@@ -229,6 +231,9 @@ def follow(
                 source_ended = True
             else:
                 session = Session(source, pipeline, new_follower=make_follower)
+                # the Scores and Past games screens read the log and name the game by these
+                session.log_path = log.path  # type: ignore[attr-defined]
+                session.game_id = lambda: games[-1]  # type: ignore[attr-defined]
                 session.start()
                 from companion.ui.app import run_app
                 from companion.ui.controller import Settings
