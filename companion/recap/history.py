@@ -183,15 +183,21 @@ def player_stats(games: Sequence[GameRecord]) -> tuple[PlayerStats, ...]:
     return tuple(stats)
 
 
-def read_records(log: Any) -> tuple[GameRecord, ...]:
-    """Every game of an open GameLog as a record, oldest first (two queries)."""
+def read_records(log: Any, game_id: str | None = None) -> tuple[GameRecord, ...]:
+    """Every game of an open GameLog as a record, oldest first (two queries); only the game
+    `game_id` when given."""
+    where, params = ("WHERE id = ?", (game_id,)) if game_id is not None else ("", ())
     rows = log.query(
-        "SELECT id, mode, players, started, finished, final FROM games ORDER BY started, rowid"
+        "SELECT id, mode, players, started, finished, final FROM games "
+        f"{where} ORDER BY started, rowid",
+        params,
     )
     by_game: dict[str, list[dict[str, Any]]] = {}
     broken: dict[str, str] = {}
     for game_id, t, kind, payload in log.query(
-        "SELECT game_id, t, type, payload FROM events ORDER BY seq"
+        f"SELECT game_id, t, type, payload FROM events {where.replace('id', 'game_id')} "
+        "ORDER BY seq",
+        params,
     ):
         try:
             fields = json.loads(payload)
@@ -235,3 +241,12 @@ def load_history(path: str | Path | None = None) -> History:
     with open_log(path) as log:
         games = read_records(log)
     return History(games, player_stats(games))
+
+
+def load_record(path: str | Path | None, game_id: str) -> GameRecord:
+    """One game of the log (BadInputError when the log or the game is not there)."""
+    with open_log(path) as log:
+        games = read_records(log, game_id)
+    if not games:
+        raise BadInputError(f"no game {game_id!r} in the log (see `companion history`)")
+    return games[0]

@@ -215,22 +215,43 @@ def _replay(
         turns=view.turn,
         duration_s=duration,
     )
-    if finished is None:
+    if finished is None and view.final is None:
         return base
+    # Over by its own events (the Scores screen is up, the log is marked at exit): finished.
     final = json.loads(final_json) if isinstance(final_json, str) else final_json
     if not final and view.final:
         final = view.final
     if not isinstance(final, Mapping) or not isinstance(final.get("scores"), Mapping):
         raise ValueError("finished without its scores")
+    rows, winners = standings_of(final, view)
+    stars = final.get("stars")
+    return GameRecord(
+        **{
+            **_fields(base),
+            "status": FINISHED,
+            "ended": float(finished) if finished is not None else started + duration,
+            "standings": rows,
+            "winners": winners,
+            "stars": float(stars) if isinstance(stars, int | float) else None,
+            "final": dict(final),
+        }
+    )
+
+
+def standings_of(
+    final: Mapping[str, Any], view: GameView
+) -> tuple[tuple[Standing, ...], tuple[str, ...]]:
+    """(standings best first, winners) from the tally JSON; ValueError when it does not name
+    the game's scorers."""
     scores = final["scores"]
-    winners = tuple(str(w) for w in final.get("winners", ()))
-    if set(scores) != set(view.scorers):
+    if not isinstance(scores, Mapping) or set(scores) != set(view.scorers):
         raise ValueError(f"scores name {sorted(scores)}, the game has {list(view.scorers)}")
-    m = MODES[mode]
+    winners = tuple(str(w) for w in final.get("winners", ()))
+    teams = MODES[view.mode].teams
     rows = []
     for name in view.scorers:
         s = scores[name]
-        members = tuple(p for p, team in zip(players, m.teams, strict=False) if team == name)
+        members = tuple(p for p, team in zip(view.players, teams, strict=False) if team == name)
         rows.append(
             Standing(
                 name,
@@ -242,17 +263,7 @@ def _replay(
             )
         )
     rows.sort(key=lambda r: (-r.points, -r.bowls, r.cards))
-    stars = final.get("stars")
-    return GameRecord(
-        **{
-            **_fields(base),
-            "status": FINISHED,
-            "standings": tuple(rows),
-            "winners": winners,
-            "stars": float(stars) if isinstance(stars, int | float) else None,
-            "final": dict(final),
-        }
-    )
+    return tuple(rows), winners
 
 
 def _fields(record: GameRecord) -> dict[str, Any]:
@@ -314,3 +325,52 @@ def _in_order(cards: Sequence[str], served: Sequence[str]) -> tuple[str, ...]:
 
 BEST_POINTS: Final = POINTS_BY_TYPES[-1]
 """No bowl scores more than this (all 7 types)."""
+
+
+def record_from_view(
+    view: GameView, game_id: str, started: float, ended: float | None = None
+) -> GameRecord:
+    """The record of the game a follower holds now (the live Scores screen), from its view:
+    the same bowls and standings the log will give once it is finished."""
+    try:
+        final = view.final
+        return _replay_view(game_id, view, started, ended, final)
+    except Exception as exc:  # never let a display helper take the screen down
+        return damaged(game_id, str(exc)[:160], view.mode, view.players, started, ended)
+
+
+def _replay_view(
+    game_id: str,
+    view: GameView,
+    started: float,
+    ended: float | None,
+    final: Mapping[str, Any] | None,
+) -> GameRecord:
+    bowls = _final_bowls(view, [], [])
+    base = GameRecord(
+        id=game_id,
+        mode=view.mode,
+        players=view.players,
+        started=started,
+        ended=ended,
+        status=UNFINISHED,
+        scorers=view.scorers,
+        bowls=bowls,
+        turns=view.turn,
+        duration_s=view.t,
+    )
+    if final is None:
+        return base
+    rows, winners = standings_of(final, view)
+    stars = final.get("stars")
+    return GameRecord(
+        **{
+            **_fields(base),
+            "status": FINISHED,
+            "ended": ended if ended is not None else started + view.t,
+            "standings": rows,
+            "winners": winners,
+            "stars": float(stars) if isinstance(stars, int | float) else None,
+            "final": dict(final),
+        }
+    )

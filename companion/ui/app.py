@@ -43,6 +43,12 @@ from companion.tracking.view import GameView
 from companion.ui import viewmodels as vm
 from companion.ui.controller import Controller, Settings
 from companion.ui.i18n import LANGUAGES, ingredient_name, tr
+from companion.ui.recap_screens import (
+    PastGamesScreen,
+    RecapScreen,
+    fill_explained,
+    live_record,
+)
 from companion.ui.settings_store import SettingsStore
 from companion.ui.sound import Speaker
 
@@ -55,6 +61,7 @@ KV_FILES: Final = (
     "endgame.kv",
     "scores.kv",
     "settings.kv",
+    "history.kv",
 )
 POLL_HZ: Final = 8.0
 ERROR_EXIT_S: Final = 20.0
@@ -509,7 +516,16 @@ class ScoresScreen(BaseScreen):
     review_text = StringProperty("")
     notes_text = StringProperty("")
     """Piles read at the end that differ in number from the bowls seen served."""
+    next_star_text = StringProperty("")
+    qr_link = StringProperty("")
+    """The BG Stats createPlay link of the game (empty until it is finished)."""
     board: vm.Scoreboard | None = None
+    record: Any = None
+    """The game as a recap.record.GameRecord: every bowl under its scorer."""
+
+    def explain(self, record: Any, lang: str) -> None:
+        """Each scorer's bowls, the tie-break that decided, the next star, the QR code."""
+        fill_explained(self, record, lang)
 
     def show(self, board: vm.Scoreboard, lang: str, notes: tuple[str, ...] = ()) -> None:
         self.board = board
@@ -629,6 +645,8 @@ class CompanionApp(App):
             EndGameScreen(name="end"),
             ScoresScreen(name="scores"),
             SettingsScreen(name="settings"),
+            PastGamesScreen(name="history"),
+            RecapScreen(name="recap"),
         ):
             sm.add_widget(screen)
         self.sm = sm
@@ -702,7 +720,15 @@ class CompanionApp(App):
         final = view.final if view.final else flow.local_tally()
         board = vm.scoreboard(final, flow.mode, self.lang)
         self.screen("scores").show(board, self.lang, flow.count_lines(self.lang))
+        self.screen("scores").explain(live_record(self.controller, view), self.lang)
         self.go("scores")
+
+    def open_recap(self) -> None:
+        """The recap picture of the game on the Scores screen (saved beside the game log)."""
+        record = self.screen("scores").record
+        if record is not None:
+            self.screen("recap").show(record, self.controller, self.lang)
+            self.go("recap")
 
     # settings
     def set_language(self, lang: str) -> None:
