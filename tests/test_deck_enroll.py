@@ -18,6 +18,8 @@ from companion.deck.deckdir import default_deck, load_deck
 from companion.deck.designs import FAMILIES, make_design, render_design_face
 from companion.deck.enroll import (
     EnrolmentError,
+    PhotoReading,
+    check_consistency,
     face_similarity,
     find_cards,
     read_photo,
@@ -354,4 +356,65 @@ def test_cli_names_the_card_in_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert "photo 1 (ajitama" in err
     assert "the 6th and 7th cards from the left touch: lay them a finger's width apart" in err
+    assert not (tmp_path / "deck").exists()
+
+
+# ------------------------------------------------------- a self-consistent deck (issue 11)
+
+
+def _rows(family: str | None) -> list[list[np.ndarray]]:
+    if family is None:
+        return [ingredient_faces(i) for i in INGREDIENTS]
+    return [list(design_faces(family, i)) for i in INGREDIENTS]
+
+
+def _readings(rows: list[list[np.ndarray]]) -> list[PhotoReading]:
+    return [
+        PhotoReading(f"{n + 1}-{ing}.jpg", ing, tuple(row), (), 1.0, 0.0)
+        for n, (ing, row) in enumerate(zip(INGREDIENTS, rows, strict=True))
+    ]
+
+
+@pytest.mark.parametrize("family", [None, *FAMILIES])
+@pytest.mark.parametrize("mistake", ["none", "laid 7 to 0", "photo upside down"])
+def test_a_row_read_right_to_left_is_refused(family: str | None, mistake: str) -> None:
+    """One photo of the seven with its cards laid 7..0, or taken upside down (cards turned and
+    right to left), gives 8 faces the wrong values: refused, naming the photo and the fix. The
+    right photo set of the default deck and of every design family passes."""
+    rows = _rows(family)
+    if mistake == "laid 7 to 0":
+        rows[3] = rows[3][::-1]
+    elif mistake == "photo upside down":
+        rows[3] = [cv2.rotate(f, cv2.ROTATE_180) for f in rows[3][::-1]]
+    if mistake == "none":
+        check_consistency(_readings(rows))
+        return
+    with pytest.raises(EnrolmentError, match=r"^photo 4 \(menma, 4-menma.jpg\): its cards read 7"):
+        check_consistency(_readings(rows))
+
+
+def test_most_rows_reversed_are_refused_as_a_set() -> None:
+    rows = _rows("ornate")
+    for k in (0, 2, 4, 6):
+        rows[k] = rows[k][::-1]
+    with pytest.raises(EnrolmentError, match=r"disagree on the cards' order \(photos 2, 4, 6 "):
+        check_consistency(_readings(rows))
+
+
+@pytest.mark.slow
+def test_cli_refuses_an_upside_down_photo(
+    photo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through `deck enroll` on rendered photos: the 5th photo turned half a turn."""
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for p in sorted(photo_dir.iterdir()):
+        image = cv2.imread(str(p))
+        if p.name.startswith("5-"):
+            image = cv2.rotate(image, cv2.ROTATE_180)
+        cv2.imwrite(str(folder / p.name), image)
+    code = main(["deck", "enroll", str(folder), "--out", str(tmp_path / "deck")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "photo 5 (negi" in err and "read 7 to 0" in err
     assert not (tmp_path / "deck").exists()

@@ -136,6 +136,12 @@ def run_enroll(args: argparse.Namespace) -> int:
         f"enrolled {len(deck.faces)} cards from {len(readings)} photos into {args.out} "
         f"({time.perf_counter() - t0:.1f} s; worst outline fill {worst:.3f})"
     )
+    # ingredients cannot be told from an unknown deck's art: show what was taken for what
+    print(
+        "photos read as: "
+        + ", ".join(f"{r.ingredient} = {Path(r.source).name}" for r in readings)
+        + " (a photo of another ingredient: enrol again in the guide's order)"
+    )
     return 0
 
 

@@ -817,6 +817,96 @@ def read_image(path: Path) -> np.ndarray:
     return images.read_image(path, "photo")
 
 
+ORDER_MARGIN = 0.2
+"""How much better (mean |NCC| of value marks) a photo's row must match the other photos
+read right to left before it is refused: a wrong row scores 0.55..0.77 better reversed, a right
+one at most 0.0 (the default deck and 27 generated designs of 9 families, faces as enrolled)."""
+
+_LAYOUTS: Final = {
+    "as laid": (False, False),
+    "each card upside down": (False, True),
+    "laid 7 to 0": (True, False),
+    "upside down": (True, True),
+}
+"""What a photo's row may be, as (order reversed, faces turned 180 degrees): an upside-down
+photo shows the cards turned and right to left. Many designs look the same turned, so only the
+order is judged: the first two keep it, the last two reverse it."""
+
+
+def _value_marks(faces: Sequence[np.ndarray]) -> np.ndarray:
+    """What tells one ingredient's 8 cards apart: each face's band-passed grey minus the
+    row's mean, at 63 x 88 (the numerals and pips; the shared art cancels)."""
+    g = np.stack([_bandpassed(f) for f in faces])
+    return g - g.mean(axis=0)
+
+
+def _bandpassed(img: np.ndarray, size: tuple[int, int] = (63, 88)) -> np.ndarray:
+    g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img
+    g = cv2.resize(g, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    return cv2.GaussianBlur(g, (0, 0), 1.0) - cv2.GaussianBlur(g, (0, 0), 6.0)
+
+
+def _abs_ncc(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|normalised correlation| of matching pairs along the first axis: a mark printed light
+    on one ingredient and dark on another still matches."""
+    a = a.reshape(len(a), -1)
+    b = b.reshape(len(b), -1)
+    a = a - a.mean(axis=1, keepdims=True)
+    b = b - b.mean(axis=1, keepdims=True)
+    den = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+    return np.abs((a * b).sum(axis=1)) / np.maximum(den, 1e-9)
+
+
+def layout_scores(rows: Sequence[Sequence[np.ndarray]]) -> list[dict[str, float]]:
+    """For each photo's row of 8 faces: how well its value marks match the other photos'
+    (same value, same place) if it was laid as read, 7 to 0, upside down or card by card
+    upside down. The enrolled deck is self-consistent when every row scores best as laid."""
+    marks = [_value_marks(r) for r in rows]
+    out = []
+    for p, m in enumerate(marks):
+        scores = {}
+        for name, (reverse, turn) in _LAYOUTS.items():
+            mine = m[::-1] if reverse else m
+            if turn:
+                mine = mine[:, ::-1, ::-1]
+            scores[name] = float(
+                np.mean([_abs_ncc(mine, other).mean() for q, other in enumerate(marks) if q != p])
+            )
+        out.append(scores)
+    return out
+
+
+def check_consistency(readings: Sequence[PhotoReading]) -> None:
+    """EnrolmentError when a photo's row reads better right to left than as laid, compared
+    with the other photos (a value's mark looks alike in every ingredient): a photo taken
+    upside down or a row laid 7..0 would give its 8 faces the wrong values. A mistake made in
+    every photo cannot be seen this way; the guide asks for 0 to 7, upright."""
+    if len(readings) < 3:
+        return
+    wrong = []
+    for i, sc in enumerate(layout_scores([r.faces for r in readings])):
+        kept = max(sc["as laid"], sc["each card upside down"])
+        flipped = max(sc["laid 7 to 0"], sc["upside down"])
+        if flipped - kept > ORDER_MARGIN:
+            wrong.append(i)
+    if not wrong:
+        return
+    if len(wrong) > 1:  # which side is right is then unsure: name both
+        rest = [i for i in range(len(readings)) if i not in wrong]
+        raise EnrolmentError(
+            "the photos disagree on the cards' order (photos "
+            f"{', '.join(str(i + 1) for i in wrong)} against "
+            f"{', '.join(str(i + 1) for i in rest)}): lay every row upright, values 0 to 7 "
+            "from left to right, and take the wrong ones again"
+        )
+    r = readings[wrong[0]]
+    raise EnrolmentError(
+        f"photo {wrong[0] + 1} ({r.ingredient}, {r.source}): its cards read 7 to 0 next to the "
+        "other photos' (the photo upside down, or the cards laid right to left): lay them 0 to "
+        "7 from left to right with their tops toward the top of the photo, and take it again"
+    )
+
+
 def enroll(
     photos: Sequence[Path],
     name: str,
@@ -840,6 +930,7 @@ def enroll(
             raise EnrolmentError(
                 f"photo {len(readings) + 1} ({ingredient}, {path}): {exc}"
             ) from None
+    check_consistency(readings)
     faces = {}
     cards_meta = {}
     for r in readings:
