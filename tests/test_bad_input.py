@@ -858,3 +858,25 @@ def test_game_log_rows_property(events: list[dict]) -> None:
 
     with contextlib.suppress(CompanionError):
         GameFollower.from_events("2p", ["A", "B"], events)
+
+
+def test_train_uses_only_a_run_dir_it_made(tmp_path: Path) -> None:
+    """Training clears its run folder and unpickles the checkpoint it finds there: a folder it
+    did not make is refused untouched; a new or empty one is marked, and then reused."""
+    from companion.commands.train import RUN_MARK, claim_run_dir
+
+    new = tmp_path / "new" / "run"
+    claim_run_dir(new)
+    assert (new / RUN_MARK).is_file()
+    (new / "train").mkdir()
+    claim_run_dir(new)  # its own, with files in it: fine
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    claim_run_dir(empty)
+    assert (empty / RUN_MARK).is_file()
+    foreign = tmp_path / "foreign"
+    _write(foreign / "train" / "weights" / "last.pt", RANDOM)
+    with pytest.raises(CompanionError, match="did not make"):
+        claim_run_dir(foreign)
+    assert (foreign / "train" / "weights" / "last.pt").read_bytes() == RANDOM
+    assert sorted(p.name for p in foreign.iterdir()) == ["train"]
