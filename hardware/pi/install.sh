@@ -11,8 +11,9 @@
 #      SDL2 / GL / mtdev libraries Kivy uses, espeak-ng (spoken announcements), sqlite3;
 #   2. adds the user to the video, render, input and audio groups (camera, GPU, touchscreen);
 #   3. a virtual environment at <checkout>/.venv made with --system-site-packages, so the OS's
-#      picamera2 is visible, and `pip install -e ".[pi]"` of the checkout into it (on aarch64
-#      PyPI's torch is the small CPU-only build), plus the NCNN runtime;
+#      picamera2 is visible, and `pip install -c constraints.txt -e ".[pi]"` of the checkout
+#      into it, every package at its pinned version (no torch or ultralytics: they are the
+#      `train` extra, which playing never imports), plus the NCNN runtime;
 #   4. checks that the NCNN model committed in models/strips_ncnn_model/ is there (nothing is
 #      downloaded);
 #   5. the Kivy configuration for the touchscreen -> ~/.config/ramen-companion/kivy/config.ini;
@@ -41,6 +42,7 @@ UNIT_NAME=ramen-companion.service
 UNIT_TEMPLATE=$SCRIPT_DIR/$UNIT_NAME
 UNIT_PATH=/etc/systemd/system/$UNIT_NAME
 KIVY_CONFIG=$SCRIPT_DIR/kivy_config.ini
+CONSTRAINTS=$SCRIPT_DIR/constraints.txt
 MODEL_DIR=$APP_DIR/models/strips_ncnn_model
 
 APT_PACKAGES=(
@@ -143,21 +145,23 @@ make_venv() {
 
 install_project() {
     local py=$VENV/bin/python stamp
-    # Reinstall only when pyproject.toml changed; code changes need nothing (editable install).
-    stamp="$VENV/.installed-pi-$(sha1sum "$APP_DIR/pyproject.toml" | cut -c1-12)"
+    # Reinstall only when pyproject.toml or the pins changed; code changes need nothing
+    # (editable install). Every package comes at the version in constraints.txt, the versions
+    # the tests ran with; the training packages (torch, ultralytics: the `train` extra) are
+    # not installed at all, since playing never imports them.
+    stamp="$VENV/.installed-pi-$(cat "$APP_DIR/pyproject.toml" "$CONSTRAINTS" | sha1sum | cut -c1-12)"
     if [ -f "$stamp" ]; then
-        log "project: installed (pyproject.toml unchanged)"
+        log "project: installed (pyproject.toml and constraints.txt unchanged)"
     else
-        log "project: pip install -e \".[pi]\" (first run: several minutes, torch is the big one)"
-        "$py" -m pip install --upgrade pip
-        "$py" -m pip install -e "${APP_DIR}[pi]"
+        log "project: pip install -e \".[pi]\" -c constraints.txt (first run: a few minutes)"
+        "$py" -m pip install -c "$CONSTRAINTS" -e "${APP_DIR}[pi]"
         rm -f "$VENV"/.installed-pi-*
         touch "$stamp"
     fi
     # The NCNN runtime (ultralytics' recommended format for the Pi's CPU).
     if ! "$py" -c 'import ncnn' 2>/dev/null; then
         log "project: installing the ncnn runtime"
-        "$py" -m pip install ncnn
+        "$py" -m pip install -c "$CONSTRAINTS" ncnn
     fi
     # pip brings numpy 2; the OS's simplejpeg (imported by picamera2) is built for numpy 1 and
     # then fails to import. A simplejpeg from PyPI inside the venv is built for numpy 2.
