@@ -18,7 +18,7 @@ from companion.cli import main
 from companion.recap.bgstats import GAME_NAME, create_play_link, decode_link, play_json, qr_image
 from companion.recap.crops import MAX_CROPS_PER_GAME, BowlCropper, CropStore
 from companion.recap.history import load_history
-from companion.recap.record import DAMAGED, FINISHED, UNFINISHED
+from companion.recap.record import DAMAGED, FINISHED, UNFINISHED, GameRecord
 from companion.tracking.gamelog import GameLog
 from tests.recap_helpers import log_game, served_in
 
@@ -344,3 +344,68 @@ def test_crop_store_is_bounded(tmp_path: Path) -> None:
     ro = CropStore(tmp_path / "file-not-folder")
     (tmp_path / "file-not-folder").write_text("x")
     assert ro.save("g", "bowl-1", 1.0, tile) is None  # skipped with a warning, no exception
+
+
+# -- the explained scoreboard ----------------------------------------------------------------
+Row = tuple[str, int, int, int, bool]
+
+
+def made_record(mode: str, rows: list[Row], stars: float | None = None) -> GameRecord:
+    from companion.recap.record import Standing
+
+    standings = tuple(Standing(n, p, b, c, w, (n,)) for n, p, b, c, w in rows)
+    return GameRecord(
+        "g",
+        mode,
+        tuple(n for n, *_ in rows),
+        0.0,
+        60.0,
+        FINISHED,
+        scorers=tuple(n for n, *_ in rows),
+        standings=standings,
+        winners=tuple(n for n, *_, w in rows if w),
+        stars=stars,
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "lang", "line"),
+    [
+        ([("Alice", 20, 7, 30, True), ("Bob", 19, 5, 20, False)], "en", ""),
+        (
+            [("Alice", 20, 7, 30, True), ("Bob", 20, 5, 20, False)],
+            "en",
+            "Alice and Bob both 20 points: Alice served 7 bowls to 5",
+        ),
+        (
+            [("Alice", 20, 5, 18, True), ("Bob", 20, 5, 22, False)],
+            "fr",
+            "Alice et Bob ont 20 points et 5 bols : Alice a utilisé 18 cartes contre 22",
+        ),
+        (
+            [("Alice", 20, 5, 18, True), ("Bob", 20, 5, 18, True)],
+            "en",
+            "Tied on points, bowls and cards: a shared victory",
+        ),
+    ],
+)
+def test_the_tie_break_that_decided_is_said(rows: list[Row], lang: str, line: str) -> None:
+    from companion.ui.recap_models import explained_scores
+
+    assert explained_scores(made_record("2p", rows), lang).tie == line
+
+
+@pytest.mark.parametrize(
+    ("points", "stars", "line"),
+    [
+        (56, 3.5, "Next star at 58 points (2 more)"),
+        (37, 0.0, "Next star at 38 points (1 more)"),
+        (70, 5.0, "The critics' best: five stars"),
+    ],
+)
+def test_solo_says_what_the_next_star_needed(points: int, stars: float, line: str) -> None:
+    from companion.ui.recap_models import explained_scores
+
+    model = explained_scores(made_record("solo", [("Me", points, 10, 40, True)], stars), "en")
+    assert model.next_star == line
+    assert model.stars.count("★") == int(stars)

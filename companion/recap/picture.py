@@ -142,8 +142,7 @@ def _standings(
     d: ImageDraw.ImageDraw, record: GameRecord, lang: str, x: int, y: int, width: int
 ) -> int:
     cols = (x, x + 250, x + 370, x + 470)
-    heads = (tr("col_name", lang), tr("col_points", lang), tr("col_bowls", lang))
-    heads += (tr("col_cards", lang),)
+    heads = tuple(tr(k, lang) for k in ("col_name", "col_points", "col_bowls", "col_cards"))
     for cx, text in zip(cols, heads, strict=True):
         d.text((cx, y), text, font=font(22), fill=DIM)
     y += 36
@@ -156,7 +155,7 @@ def _standings(
         y += 48
     tie = tie_line(record, lang)
     if tie:
-        y = _wrap(d, tie, font(22), (x, y + 4), width, INK) + 4
+        y = round(_wrap(d, tie, font(22), (x, y + 4), width, INK)) + 4
     return y
 
 
@@ -214,7 +213,9 @@ def _qr(
     qr = qr_image(create_play_link(record), module_px=1, border=3)
     module = max(2, QR_SIDE // qr.shape[0])
     side = qr.shape[0] * module
-    tile = Image.fromarray(cv2.cvtColor(qr, cv2.COLOR_BGR2RGB)).resize((side, side), Image.NEAREST)
+    tile = Image.fromarray(cv2.cvtColor(qr, cv2.COLOR_BGR2RGB)).resize(
+        (side, side), Image.Resampling.NEAREST
+    )
     img.paste(tile, (at[0], SIZE[1] - 16 - side))
     _wrap(d, tr("bg_stats", lang), font(24), (at[0] + side + 20, SIZE[1] - side), 250, INK)
 
@@ -299,14 +300,16 @@ def _bowl_tile(
         return tile
     td = ImageDraw.Draw(tile)
     strip = min(h / max(1, len(bowl.cards)), 56.0)
-    size = max(10, int(strip * 0.6))
+    type_size = max(10, int(strip * 0.6))
     for i, card in enumerate(bowl.cards):
         ingredient, _, value = card.rpartition("-")
-        rgb = rgb_of(ingredient)
+        colour = rgb_of(ingredient)
         top = i * strip
-        td.rounded_rectangle([2, top + 1, w - 3, top + strip - 1], radius=4, fill=rgb)
+        td.rounded_rectangle([2, top + 1, w - 3, top + strip - 1], radius=4, fill=colour)
         text = f"{value} {ingredient_name(ingredient, lang)}" if w > 110 else value
-        td.text((8, top + strip / 2), text, font=font(size, True), fill=ink_on(rgb), anchor="lm")
+        td.text(
+            (8, top + strip / 2), text, font=font(type_size, True), fill=ink_on(colour), anchor="lm"
+        )
     return tile
 
 
