@@ -349,7 +349,9 @@ def _side_line(
         return None
     tn = (t - t.mean()).astype(np.float32)
     intercept, slope = chosen[0], chosen[1]
-    seen_on = [(intercept, slope)]  # lines whose steps show the side
+    seen_on: list[tuple[float, float]] = [
+        (float(intercept), float(slope))
+    ]  # lines whose steps show the side
     outer = _fainter_outer_line(d, s, tn, peaks_any, (intercept, slope))
     if outer is not None:
         if outer[0] - intercept > EDGE_WIDTH:  # the strongest line was art, not the edge
@@ -360,9 +362,9 @@ def _side_line(
     # a normal sees the side if it steps where the line crosses it (a peak or, next to a
     # stronger step of the art, a shoulder)
     on = np.zeros(m)
-    for b, k in seen_on:
+    for line_b, line_k in seen_on:
         for shift in (-0.5, 0.0, 0.5):
-            at = np.interp(b + k * tn + shift, s, np.arange(n_s, dtype=np.float64))
+            at = np.interp(line_b + line_k * tn + shift, s, np.arange(n_s, dtype=np.float64))
             lo = np.clip(np.floor(at).astype(int), 0, n_s - 2)
             frac = at - lo
             step = d[np.arange(m), lo] * (1 - frac) + d[np.arange(m), lo + 1] * frac
@@ -552,7 +554,7 @@ def _local_distance(lab: np.ndarray, where: np.ndarray, sigma: float) -> np.ndar
     mean); infinite where none is near."""
     w = where.astype(np.float32)
     weight = cv2.GaussianBlur(w, (0, 0), sigma)
-    local = cv2.GaussianBlur(lab * w[..., None], (0, 0), sigma)
+    local: np.ndarray = cv2.GaussianBlur(lab * w[..., None], (0, 0), sigma)
     local /= np.maximum(weight, 1e-6)[..., None]
     dist = np.linalg.norm(lab - local, axis=2)
     return np.where(weight > 1e-3, dist, np.inf)
@@ -624,12 +626,13 @@ def _outline(
             "folded): uncover it and lay the card flat"
         )
     corners = best.corners
-    inside = np.zeros(lab.shape[:2], np.uint8)
+    inside: np.ndarray = np.zeros(lab.shape[:2], np.uint8)
     cv2.drawContours(inside, [blob], -1, 255, -1)
-    quad = np.zeros_like(inside)
+    quad: np.ndarray = np.zeros_like(inside)
     cv2.fillConvexPoly(quad, np.round(corners * scale).astype(np.int32), 255)
     area = max(1, int(np.count_nonzero(quad)))
-    spill = np.count_nonzero(inside & ~cv2.dilate(quad, np.ones((9, 9), np.uint8))) / area
+    grown: np.ndarray = cv2.dilate(quad, np.ones((9, 9), np.uint8))
+    spill = np.count_nonzero(inside & ~grown) / area
     fill = _fill(lab, inside, quad, cloth)
     outline = CardOutline(corners, fill, 0.0)
     ratio = outline.width_px / max(1.0, outline.height_px)
@@ -769,7 +772,7 @@ def read_photo(
         # with the card whose edges went first
         blobs, lab, _, _ = _blobs(image)
         if blobs:
-            mask = np.zeros(lab.shape[:2], np.uint8)
+            mask: np.ndarray = np.zeros(lab.shape[:2], np.uint8)
             cv2.drawContours(mask, blobs, -1, 255, -1)
             mask = cv2.resize(mask, image.shape[1::-1], interpolation=cv2.INTER_NEAREST)
             sharp = _sharpness_in(image, mask)

@@ -44,10 +44,10 @@ def _rounded_rect(
     x1: float,
     y1: float,
     r: float,
-    color: tuple[int, int, int],
+    color: tuple[int, int, int] | int,
     ppm: float,
 ) -> None:
-    """Filled rounded rectangle, corners in mm."""
+    """Filled rounded rectangle, corners in mm (color a BGR triple, or a grey level)."""
     rr = max(1, round(r * ppm))
     a, b = _pt(x0, y0, ppm), _pt(x1, y1, ppm)
     cv2.rectangle(img, (a[0] + rr, a[1]), (b[0] - rr, b[1]), color, -1, cv2.LINE_AA)

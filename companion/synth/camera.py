@@ -296,7 +296,7 @@ def develop(img: np.ndarray, light: Light, rng: np.random.Generator) -> np.ndarr
     gains = gains**light.wb_error
     gains = gains / gains[1]
     gain = cv2.resize(field_.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    f = img.astype(np.float32)
+    f: np.ndarray = img.astype(np.float32)
     f *= gain[..., None]
     f *= gains.astype(np.float32)
     if light.blur_px > 0.25:
@@ -311,4 +311,5 @@ def develop(img: np.ndarray, light: Light, rng: np.random.Generator) -> np.ndarr
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, light.jpeg_quality])
     if not ok:  # pragma: no cover - cv2 always encodes a valid array
         return out
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out if decoded is None else decoded

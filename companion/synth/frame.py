@@ -20,8 +20,9 @@ a distractor, or outside the frame, is not visible. `hand_fraction` is the part 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -158,7 +159,11 @@ _STRIP_AREA = (
 )
 
 
-def _r(a: np.ndarray, nd: int = 2) -> list:
+ENDS: tuple[Literal["top"], Literal["bottom"]] = ("top", "bottom")
+"""A card's two index strips."""
+
+
+def _r(a: np.ndarray | Sequence[float], nd: int = 2) -> list:
     return np.round(np.asarray(a, np.float64), nd).tolist()
 
 
@@ -216,7 +221,7 @@ def ground_truth(
         strips = []
         if im is None:
             entry.update(visible_fraction=0.0, visible_polygons_px=[], region=item.region)
-            for end in ("top", "bottom"):
+            for end in ENDS:
                 sc = strip_corners(item, end)
                 strips.append(
                     {
@@ -244,8 +249,8 @@ def ground_truth(
         entry["visible_polygons_px"] = [
             _r(cam.to_frame(p)) for p in _contours_mm(view, im.x, im.y, visible) if len(p) >= 3
         ]
-        best = (-1.0, None)
-        for end in ("top", "bottom"):
+        best: tuple[float, str | None] = (-1.0, None)
+        for end in ENDS:
             sc = strip_corners(item, end)
             smask = _poly_mask(view, im.x, im.y, own.shape, sc) & own
             n = max(int(smask.sum()), round(0.98 * _STRIP_AREA * view.ppm**2), 1)

@@ -345,7 +345,7 @@ class PlaneRenderer:
         roi = out.image[y0:y1, x0:x1]
         mroi = mask[y0:y1, x0:x1]
         # hard shadow (a little soft at the edge)
-        shift = np.float32([[1, 0, dx], [0, 1, dy]])
+        shift = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
         sh = cv2.warpAffine(mroi, shift, (x1 - x0, y1 - y0), borderValue=0)
         sh = cv2.GaussianBlur(sh, (0, 0), max(0.5, 1.5 * v.ppm))
         f = 1.0 - look.hand_shadow_strength * sh.astype(np.float32) / 255.0

@@ -204,7 +204,7 @@ class _Recorder:
 def _open_writer(out: Path, fps: float, w: int, h: int):
     for fourcc, name in (("mp4v", "recording.mp4"), ("MJPG", "recording.avi")):
         path = out / name
-        wr = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), fps, (w, h))
+        wr = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*fourcc), fps, (w, h))
         if wr.isOpened():
             return wr, path
         wr.release()

@@ -130,7 +130,7 @@ def _checker(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray
 
 def _plain(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
     c = _rand_color(rng, 20, 240)
-    img = np.empty((h, w, 3), np.float32)
+    img: np.ndarray = np.empty((h, w, 3), np.float32)
     img[:] = c
     img *= (0.93 + 0.14 * smooth_noise(rng, h, w, 200 * ppm))[..., None]
     x, y = _coords(h, w, ppm)
@@ -163,7 +163,7 @@ def _tiles(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
 def _plaid(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
     x, y = _coords(h, w, ppm)
     base = _rand_color(rng)
-    img = np.empty((h, w, 3), np.float32)
+    img: np.ndarray = np.empty((h, w, 3), np.float32)
     img[:] = base
     period = rng.uniform(40, 90)
     for _ in range(3):
@@ -178,7 +178,7 @@ def _plaid(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
 
 def _flat(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
     """One uniform colour (tests: a card alone on a flat background)."""
-    img = np.empty((h, w, 3), np.float32)
+    img: np.ndarray = np.empty((h, w, 3), np.float32)
     img[:] = _rand_color(rng, 20, 60)
     return img
 

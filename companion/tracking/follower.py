@@ -626,7 +626,7 @@ def _check_logged(i: int, e: Mapping[str, Any]) -> None:
     if ok and e.get("type") in OBSERVATIONS:
         card, region = e.get("card"), e.get("region")
         ok = isinstance(card, str) and isinstance(region, str)
-        if ok:
+        if isinstance(card, str):
             parse_card(card)
     if not ok:
         raise BadInputError(f"logged event {i + 1} is damaged: {dict(e)!r:.200}")

@@ -130,12 +130,12 @@ def camera_view(
     # where the namer thinks the band is: a little off in place, angle and scale
     ang = rng.normal(0, 1.0)
     scale = rng.uniform(0.97, 1.03)
-    dx = rng.uniform(-1.2, 1.2) * SRC_PPM
-    dy = rng.uniform(-1.0, 1.0) * SRC_PPM
+    off_x = rng.uniform(-1.2, 1.2) * SRC_PPM
+    off_y = rng.uniform(-1.0, 1.0) * SRC_PPM
     cx, cy = m + bw / 2, m + _px(TOP_MM) / 2
     rot = cv2.getRotationMatrix2D((cx, cy), ang, scale)
-    rot[0, 2] += bw / 2 - cx + dx
-    rot[1, 2] += _px(TOP_MM) / 2 - cy + dy
+    rot[0, 2] += bw / 2 - cx + off_x
+    rot[1, 2] += _px(TOP_MM) / 2 - cy + off_y
     view = cv2.warpAffine(
         canvas, rot, (bw, _px(TOP_MM)), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
@@ -145,11 +145,12 @@ def camera_view(
     cam = cv2.resize(view, (cw, ch), interpolation=cv2.INTER_AREA)
     sigma = rng.uniform(0.2, 1.3) if rng.random() < hard else rng.uniform(0.2, 0.7)
     cam = cv2.GaussianBlur(cam, (0, 0), sigma)
-    cam += rng.normal(0, rng.uniform(0, 6), cam.shape).astype(np.float32)
-    cam8 = np.clip(cam, 0, 255).astype(np.uint8)
+    cam += np.asarray(rng.normal(0, rng.uniform(0, 6), cam.shape), np.float32)
+    cam8: np.ndarray = np.clip(cam, 0, 255).astype(np.uint8)
     ok, jpg = cv2.imencode(".jpg", cam8, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 96))])
-    if ok:
-        cam8 = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(jpg, cv2.IMREAD_COLOR) if ok else None
+    if decoded is not None:
+        cam8 = decoded
     out = cv2.resize(cam8, (EMBED_W, EMBED_H), interpolation=cv2.INTER_LINEAR)
     return out.astype(np.float32)
 
@@ -157,7 +158,7 @@ def camera_view(
 def enrolled_view(bands: DeckBands, index: int, rng: np.random.Generator) -> np.ndarray:
     """The reference for end `index` as enrolment gives it: the face itself or a phone photo of
     it (paper-white balanced), top TOP_MM at the embedding's resolution."""
-    src = bands.ends[index, : _px(TOP_MM)].astype(np.float32)
+    src: np.ndarray = bands.ends[index, : _px(TOP_MM)].astype(np.float32)
     if rng.random() < 0.5:
         h, w = src.shape[:2]
         cast = rng.uniform(0.94, 1.06, 3).astype(np.float32)

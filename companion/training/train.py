@@ -12,6 +12,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from companion.training.yolo_env import ROOT, prepare_offline_ultralytics, train_resumable
 from companion.vision.backends import ANY_DECK_MODEL_NAME, INPUT_SIZE, MODEL_NAME, MODELS_DIR
@@ -158,9 +159,9 @@ def train_strip_names(cfg: TrainConfig) -> dict:
 def run_training(cfg: TrainConfig) -> dict:
     if cfg.names_only:
         cfg.run_dir.mkdir(parents=True, exist_ok=True)
-        summary = {"names": train_strip_names(cfg)}
-        (cfg.run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
-        return summary
+        names_only = {"names": train_strip_names(cfg)}
+        (cfg.run_dir / "summary.json").write_text(json.dumps(names_only, indent=2))
+        return names_only
     t0 = time.monotonic()
     data_yaml = render_data(cfg)
     t_render = time.monotonic() - t0
@@ -169,7 +170,7 @@ def run_training(cfg: TrainConfig) -> dict:
     # trained across designs it is the any-deck finder; the default deck keeps its own
     paths = export(best, cfg.export_to, ANY_DECK_MODEL_NAME if cfg.designs > 0 else MODEL_NAME)
     t_export = time.monotonic() - t0 - t_render - t_train
-    summary = {
+    summary: dict[str, Any] = {
         "render_s": round(t_render, 1),
         "train_s": round(t_train, 1),
         "export_s": round(t_export, 1),

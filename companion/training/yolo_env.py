@@ -72,7 +72,7 @@ def train_resumable(
     else:
         if (run_dir / "train").exists():
             shutil.rmtree(run_dir / "train")
-        model = YOLO(model_yaml)
+        model: Any = YOLO(model_yaml)  # .load() returns the base Model type
         if init is not None:
             print(f"[{tag}] starting from {init}")
             model = model.load(str(init))

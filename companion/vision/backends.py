@@ -12,7 +12,7 @@ import os
 import platform
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import cv2
 import numpy as np
@@ -91,8 +91,8 @@ def decode(raw: np.ndarray, conf: float, iou: float) -> Detections:
         conf,
         iou,
     )
-    idx = np.asarray(idx, int).ravel()
-    return Detections(xyxy[idx], conf_k[idx], cls_k[idx].astype(int))
+    keep = np.asarray(idx, int).ravel()
+    return Detections(xyxy[keep], conf_k[keep], cls_k[keep].astype(int))
 
 
 @dataclass
@@ -158,9 +158,10 @@ class TorchModel:
 
     def predict(self, view: np.ndarray) -> Detections:
         w, h = INPUT_SIZE
-        result = self._yolo.predict(
+        results: Any = self._yolo.predict(
             pad_view(view), imgsz=(h, w), conf=self.conf, iou=self.iou, verbose=False
-        )[0]
+        )
+        result = results[0]
         return Detections.from_ultralytics(result)
 
 

@@ -331,7 +331,7 @@ class StripNamer:
             res = cv2.matchTemplate(normed[o], self._templates[i], cv2.TM_CCOEFF_NORMED)
             _, score, _, at = cv2.minMaxLoc(res)
             if i not in refined or score > refined[i][0]:
-                refined[i] = (float(score), o, at)
+                refined[i] = (float(score), o, (int(at[0]), int(at[1])))
 
         for flat in top:
             refine(*reversed(divmod(int(flat), len(CARD_IDS))))
