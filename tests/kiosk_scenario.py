@@ -32,6 +32,12 @@ def main() -> int:
     ap.add_argument("--shots", type=Path, default=ROOT / "test-artifacts" / "screenshots")
     ap.add_argument("--name", default="kiosk")
     ap.add_argument("--wait", type=float, default=4.0)
+    ap.add_argument(
+        "--until-error",
+        action="store_true",
+        help="record the screen once the pipeline has stopped on an error, then let the app "
+        "close by itself",
+    )
     ap.add_argument("argv", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
@@ -41,7 +47,10 @@ def main() -> int:
         from kivy.clock import Clock
         from kivy.core.window import Window
 
+        import companion.ui.app as ui_app
         from companion.cli import main as companion_main
+
+        ui_app.ERROR_EXIT_S = 3.0  # the kiosk shows the error 20 s; a test need not wait
 
         state: dict = {"since": None}
 
@@ -54,6 +63,24 @@ def main() -> int:
             if time.monotonic() - state["since"] < args.wait:
                 return None
             view = app.controller.view()
+            if args.until_error:
+                if view.error is None:
+                    return None
+                app.poll(0)
+                shown = app.sm.current_screen
+                if app.sm.current == "new":  # the camera line of the table check
+                    text, fine = shown.check_text, shown.check_ok
+                else:
+                    text, fine = shown.camera_text, shown.camera_ok
+                result.update(
+                    error=view.error,
+                    screen=app.sm.current,
+                    camera_text=text,
+                    camera_ok=fine,
+                    shown_at=time.monotonic(),
+                )
+                result["ok"] = True
+                return False
             result.update(
                 fullscreen=Window.fullscreen,
                 show_cursor=bool(Window.show_cursor),
@@ -74,12 +101,18 @@ def main() -> int:
             settings = app.screen("settings")
             settings.language = "fr"
             settings.on_apply()
+            result["after_apply"] = {
+                "fullscreen": Window.fullscreen,
+                "show_cursor": bool(Window.show_cursor),
+            }
             result["ok"] = True
             app.stop()
             return False
 
         Clock.schedule_interval(probe, 0.25)
         result["rc"] = companion_main(argv)
+        if "shown_at" in result:
+            result["closed_after"] = time.monotonic() - result.pop("shown_at")
     except Exception:  # the test reads the reason from the JSON
         result["ok"] = False
         result["error"] = traceback.format_exc()

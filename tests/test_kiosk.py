@@ -35,12 +35,13 @@ def power_cut(tmp_path_factory):
     return video, log, max(turns), max(e["t"] for e in before)
 
 
-def kiosk(tmp: Path, argv: list[str], log: Path, name: str) -> dict:
+def kiosk(tmp: Path, argv: list[str], log: Path, name: str, *options: str) -> dict:
     kivy_home = tmp / "kivy"
     kivy_home.mkdir()
     shutil.copy(KIVY_INI, kivy_home / "config.ini")  # as install.sh installs it
     out = tmp / "result.json"
     cmd = [sys.executable, "-m", "tests.kiosk_scenario", "--out", str(out), "--name", name]
+    cmd += options
     cmd = ["xvfb-run", "-a", "-s", "-screen 0 800x480x24", *cmd, "--", *argv]
     env = {
         **os.environ,
@@ -53,7 +54,9 @@ def kiosk(tmp: Path, argv: list[str], log: Path, name: str) -> dict:
     assert out.exists(), proc.stderr[-3000:]
     result = json.loads(out.read_text())
     assert result["ok"], result.get("error") or proc.stderr[-3000:]
-    result["settings"] = json.loads((tmp / "settings.json").read_text())
+    settings = tmp / "settings.json"
+    result["settings"] = json.loads(settings.read_text()) if settings.exists() else None
+    result["stderr"] = proc.stderr
     return result
 
 
@@ -79,8 +82,32 @@ def test_a_killed_kiosk_restarts_fullscreen_into_the_unfinished_game(power_cut, 
     assert result["error"] is None
     assert Path(result["screenshot"]).exists()
     assert result["settings"]["language"] == "fr"
+    # an Apply on the Settings screen keeps the kiosk as it is
+    assert result["after_apply"]["fullscreen"] in ("auto", True)
+    assert result["after_apply"]["show_cursor"] is False
     with GameLog.open(log) as games:
         after = games.games()
     assert [g.id for g in after] == [game.id], "resumed, not a new game"
     assert after[0].finished is None, "closing the app mid-game leaves it resumable"
     assert after[0].events >= game.events
+
+
+@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="no xvfb-run (CI installs xvfb)")
+def test_when_following_stops_the_screen_says_why_and_the_kiosk_exits_for_a_restart(tmp_path):
+    """The pipeline stops (here a recording cut off half-way): the Table screen says why, the
+    app closes by itself a little later, `companion run` exits non-zero (systemd restarts
+    it, and --resume-if-any brings the game back) and the game stays unfinished."""
+    video = encode_avi(DEMO / "recording.mp4", tmp_path / "table.avi", 48)
+    data = video.read_bytes()
+    video.write_bytes(data[: len(data) // 2])
+    log = tmp_path / "games.sqlite"
+    argv = ["run", "--source", str(video), "--fullscreen", "--resume-if-any"]
+    result = kiosk(tmp_path, argv, log, "kiosk-stopped", "--until-error", "--wait", "0")
+    assert "ended at frame" in result["error"]
+    assert result["screen"] == "new"
+    assert result["camera_text"] == f"Stopped: {result['error']}"
+    assert result["camera_ok"] is False
+    assert result["rc"] == 1
+    assert 2.0 < result["closed_after"] < 15.0
+    lines = [ln for ln in result["stderr"].splitlines() if ln.startswith("companion run: error:")]
+    assert len(lines) == 1 and "ended at frame" in lines[0]

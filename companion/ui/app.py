@@ -9,6 +9,7 @@ Import this module only where a window may open (it imports Kivy).
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -665,11 +666,19 @@ class CompanionApp(App):
 
     def _apply_kiosk(self, initial: bool = False) -> None:
         """Fullscreen and cursor. At start only what was asked for is applied, so the Kivy
-        config (the kiosk's fullscreen, no cursor) is never overridden by a default."""
+        config (the kiosk's fullscreen, no cursor) is never overridden by a default; the
+        settings then take the window as it is, so the Settings screen shows it and an Apply
+        keeps it."""
         if self.settings.fullscreen or not initial:
             Window.fullscreen = "auto" if self.settings.fullscreen else False
         if self.settings.hide_cursor or not initial:
             Window.show_cursor = not self.settings.hide_cursor
+        if initial:
+            self.settings = replace(
+                self.settings,
+                fullscreen=bool(Window.fullscreen),
+                hide_cursor=not Window.show_cursor,
+            )
 
     # navigation
     def screen(self, name: str) -> Any:
