@@ -1,7 +1,20 @@
 """Ramen! Ramen! table companion: camera -> detection -> tracking -> rules -> screen."""
 
+import os
+
 from companion.offline import stay_offline
 
 __version__ = "0.1.0"
 
+
+def quiet_native_logs() -> None:
+    """OpenCV's own log and FFmpeg's stay silent (unless OPENCV_LOG_LEVEL /
+    OPENCV_FFMPEG_LOGLEVEL say otherwise): their lines would bury our one-line errors. They are
+    read when OpenCV first opens an image or a video, so this runs before anything else."""
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
+    os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
+
+
 stay_offline()  # before ultralytics can be imported by any path
+quiet_native_logs()

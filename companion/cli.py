@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import re
 import sys
 from collections.abc import Sequence
@@ -52,14 +51,6 @@ def _one_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.splitlines()))
 
 
-def quiet_native_logs() -> None:
-    """OpenCV's own log and FFmpeg's stay silent: their lines would bury our one-line errors
-    (set OPENCV_LOG_LEVEL / OPENCV_FFMPEG_LOGLEVEL to see them). Before cv2 is imported."""
-    os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
-    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
-    os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="companion",
@@ -79,7 +70,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    quiet_native_logs()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -4,7 +4,9 @@ OpenCV decodes whatever it is given: a 20 000 px photo becomes gigabytes, and a 
 corrupt JPEG comes back "read" (the missing part grey) while libjpeg prints a warning on the
 process's stderr. `read_image` reads the width and height from the file's header first and
 refuses anything past MAX_IMAGE_PIXELS before decoding, then decodes with the C libraries'
-stderr captured: a warning of damage refuses the image, other chatter is dropped.
+stderr captured (on the main thread: fd 2 is the process's): a warning of damage refuses the
+image, other chatter is dropped. A JPEG without its end marker or a PNG without IEND is refused
+before decoding, on any thread.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 import struct
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -173,7 +176,13 @@ def decode_image(data: bytes, where: str) -> np.ndarray:
     if size is None:
         raise ImageError(f"{where} is not a readable image ({FORMATS} expected)")
     check_size(size, where)
-    with captured_stderr() as chatter:
+    if not complete(data):
+        raise ImageError(f"{where} is damaged (truncated: its end is missing)")
+    if threading.current_thread() is threading.main_thread():
+        with captured_stderr() as chatter:
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    else:  # fd 2 is the whole process's: another thread's lines must not vanish into ours
+        chatter = []
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     damage = next((line for line in chatter if _DAMAGE.search(line)), None)
     if image is None or image.size == 0:
@@ -181,6 +190,16 @@ def decode_image(data: bytes, where: str) -> np.ndarray:
     if damage is not None:
         raise ImageError(f"{where} is damaged (truncated or corrupt: {damage.strip()})")
     return image
+
+
+def complete(data: bytes) -> bool:
+    """False for a JPEG or PNG whose end is missing (a truncated file or download): a JPEG's
+    last scan must be followed by its end marker, a PNG must close with IEND."""
+    if data.startswith(b"\xff\xd8"):
+        return data.rfind(b"\xff\xd9") > data.rfind(b"\xff\xda")
+    if data.startswith(b"\x89PNG"):
+        return b"IEND" in data[-64:]
+    return True
 
 
 @contextmanager

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import sqlite3
 import struct
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -685,6 +687,16 @@ def _unwritable(tmp: Path) -> Path:
 
 def _snapshot(*folders: Path) -> set[str]:
     return {str(p) for f in folders for p in f.rglob("*")}
+
+
+@pytest.fixture(autouse=True)
+def fresh_log_handler() -> Iterator[None]:
+    """`run` installs a stderr handler on the companion logger once per process, bound to the
+    stderr of that moment; each case here has its own captured stderr."""
+    yield
+    logger = logging.getLogger("companion")
+    for h in list(logger.handlers):
+        logger.removeHandler(h)
 
 
 @pytest.fixture

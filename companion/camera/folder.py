@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
 
-import cv2
-
 from companion.camera.base import CameraError, Frame, FrameSource
+from companion.images import ImageError, read_image
+
+log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
 
@@ -25,9 +27,10 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
 class ImageFolderSource(FrameSource):
     """Each image file is one frame; `t = position / fps`.
 
-    An unreadable image (corrupt, truncated) is skipped: `on_skip(path, reason)` is called and
-    `skipped` counts it, because one bad photo must not end a game. A folder with no image at
-    all, or none that decodes, is a CameraError at open(). `start_after=t` starts at the
+    An unreadable image (corrupt, truncated, past the size limit) is skipped: `on_skip(path,
+    reason)` is called (else a warning is logged) and `skipped` counts it, because one bad
+    photo must not end a game. A folder with no image at all, or none that decodes, is a
+    CameraError at open(). `start_after=t` starts at the
     first image after `t` seconds (a resumed game continues where it was).
     """
 
@@ -69,9 +72,13 @@ class ImageFolderSource(FrameSource):
                 self._pos += 1
             if self._pos == len(self.paths):
                 return  # everything was seen already: read() returns None
-        self._first = self._next()
+        held: list[str] = []  # the skips before the first frame: one error if no frame comes
+        self._first = self._next(held)
         if self._first is None:
-            raise CameraError(f"no readable image in folder {self.folder}")
+            first = f": {held[0]}" if held else ""
+            raise CameraError(f"no readable image in folder {self.folder}{first}")
+        for reason in held:
+            log.warning("skipped %s", reason)
 
     def read(self) -> Frame | None:
         if self._first is not None:
@@ -79,16 +86,21 @@ class ImageFolderSource(FrameSource):
             return frame
         return self._next()
 
-    def _next(self) -> Frame | None:
+    def _next(self, held: list[str] | None = None) -> Frame | None:
         while self._pos < len(self.paths):
             pos = self._pos
             self._pos += 1
             path = self.paths[pos]
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is None or image.size == 0:
+            try:  # size-checked, and a truncated or corrupt image refused, not half read
+                image = read_image(path)
+            except ImageError as exc:
                 self.skipped += 1
                 if self.on_skip is not None:
-                    self.on_skip(path, "unreadable image")
+                    self.on_skip(path, str(exc))
+                elif held is not None:
+                    held.append(str(exc))
+                else:
+                    log.warning("skipped %s", exc)
                 continue
             return Frame(image, pos / self.fps, pos)
         return None
