@@ -892,3 +892,26 @@ def test_train_uses_only_a_run_dir_it_made(tmp_path: Path) -> None:
         claim_run_dir(foreign)
     assert (foreign / "train" / "weights" / "last.pt").read_bytes() == RANDOM
     assert sorted(p.name for p in foreign.iterdir()) == ["train"]
+
+
+def test_unreadable_folder_images_are_skipped_with_a_warning(
+    corpus: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A folder source with a truncated JPEG and a file that is no image among real frames: the
+    game goes on, each bad file is one warning line naming it, and the truncated one is not
+    read as a half-grey frame."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    good = (corpus / "frames-good" / "a.jpg").read_bytes()
+    (folder / "001.jpg").write_bytes(good)
+    (folder / "002.jpg").write_bytes(good[: len(good) // 2])
+    (folder / "003.png").write_bytes(RANDOM)
+    (folder / "004.jpg").write_bytes(good)
+    code = main(["run", "--source", str(folder), "--headless", "--log", str(tmp_path / "g.db")])
+    out, err = capfd.readouterr()
+    lines = err.splitlines()
+    assert code == 0 and "Traceback" not in err
+    assert len(lines) == 2, err
+    assert "002.jpg" in lines[0] and "truncated" in lines[0]
+    assert "003.png" in lines[1] and "not a readable image" in lines[1]
+    assert "2 frames" in out
