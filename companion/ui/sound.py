@@ -1,4 +1,5 @@
-"""The ready-bowl chime and spoken line. Both are optional comforts: any failure is silent.
+"""The ready-bowl chime and spoken line. Both are optional comforts: a failure is silent on the
+table (and said once in the log, so a kiosk without sound can be told why).
 
 The chime is generated (numpy + wave) on first use into a cache folder rather than shipped,
 so no binary asset lives in the repository. The voice is `espeak-ng` when installed (Raspberry
@@ -7,6 +8,7 @@ Pi OS has it in apt), started without waiting so the UI thread never blocks.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -18,6 +20,8 @@ import numpy as np
 
 SAMPLE_RATE: Final = 22050
 CHIME_NAME: Final = "ready-chime.wav"
+
+log = logging.getLogger(__name__)
 
 
 def cache_dir() -> Path:
@@ -74,6 +78,7 @@ class Speaker:
         self.sound = sound
         self.voice = voice
         self._chime: Any = None
+        self._warned = False
         self._loaded = False
         self._voice_proc: subprocess.Popen[bytes] | None = None
 
@@ -94,7 +99,10 @@ class Speaker:
             self._chime.stop()
             self._chime.play()
             return True
-        except Exception:  # no audio device, no provider: a silent table is fine
+        except Exception as exc:  # no audio device, no provider: a silent table is fine
+            if not self._warned:
+                log.warning("no chime: %s", exc)
+                self._warned = True
             return False
 
     def say(self, text: str, lang: str) -> bool:
@@ -111,5 +119,6 @@ class Speaker:
                 cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
             )
             return True
-        except OSError:
+        except OSError as exc:
+            log.warning("no voice: %s", exc)
             return False
