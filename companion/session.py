@@ -255,8 +255,19 @@ class Session:
                 command = self._commands.get_nowait()
             except queue.Empty:
                 return
+            self._command(command)
+
+    def _command(self, command: Callable[[], Any]) -> None:
+        """A correction the follower refuses (a card read again meanwhile, a pile that is no
+        more) is logged and dropped: it must not stop following. A log that cannot be written
+        still stops it (raised)."""
+        try:
             command()
-            self._publish(None)
+        except CompanionError as exc:
+            if not isinstance(exc, ValueError):
+                raise
+            log.warning("correction refused: %s", exc)
+        self._publish(None)
 
     def _publish(self, image: np.ndarray | None) -> None:
         view = self.pipeline.follower.view()
@@ -279,11 +290,13 @@ class Session:
 
     def submit(self, command: Callable[[], Any]) -> None:
         """Run on the pipeline thread (or now, when it has ended)."""
-        if self.ended.is_set():
-            command()
-            self._publish(None)
-        else:
+        if not self.ended.is_set():
             self._commands.put(command)
+            return
+        try:
+            self._command(command)
+        except CompanionError as exc:  # e.g. the disk is full: shown, as from the pipeline
+            self._fail(str(exc))
 
     # -- Controller ------------------------------------------------------------------------
     def view(self) -> GameView:

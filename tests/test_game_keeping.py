@@ -466,3 +466,23 @@ def test_no_backend_looks_anything_up_on_the_network_and_onnx_telemetry_is_off()
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result == {"looked_up": [], "telemetry_off": 1}
+
+
+def test_a_correction_the_follower_refuses_does_not_stop_following(tmp_path, caplog):
+    follower = GameFollower("2p", ["Alice", "Bob"])
+    source = VideoFileSource(write_noise_video(tmp_path / "table.avi", 30))
+    source.open()
+    session = Session(source, ScriptedPipeline(follower))
+    session.correct_card("shiitake-6", "shiitake-5")  # never seen in this game
+    session.start()
+    try:
+        assert session.ended.wait(10)
+        session.reassign_served(3, "Bob")  # after the end: run at once, on this thread
+    finally:
+        session.stop()
+        source.close()
+    assert session.error is None and session.source_ended
+    # every frame was followed: the four Fridge cards, then the card in bowl 1 on 15 odd frames
+    assert len([e for e in follower.events if e["type"] == "card_added"]) == 4 + 15
+    refused = [r.getMessage() for r in caplog.records if "correction refused" in r.getMessage()]
+    assert len(refused) == 2, refused
