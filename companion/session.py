@@ -31,6 +31,7 @@ from companion.tracking.settle import SettleConfig, TableSettler, readings_of
 from companion.tracking.view import GameView, SeenCard
 from companion.vision.calibration import TableCalibration, calibrate
 from companion.vision.detector import CardDetector, FrameReading
+from companion.vision.hands import HandWatch
 from companion.vision.motion import MotionGate
 
 Event = dict[str, Any]
@@ -40,7 +41,9 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class TablePipeline:
-    """Frame in, events out. Detection runs only on still frames (hands away)."""
+    """Frame in, events out. Detection runs only on still frames with no hand over the table
+    (a hand resting still is seen by `HandWatch`: a change reaching in across the play area's
+    edge)."""
 
     detector: CardDetector
     follower: GameFollower
@@ -56,6 +59,8 @@ class TablePipeline:
     def __post_init__(self) -> None:
         self.settler = TableSettler(self.settle)
         self.motion = MotionGate()
+        self.hands = HandWatch()
+        self.hand_frames = 0
         self.calibration: TableCalibration | None = self.manual_calibration
         self.recalibrations = 0
         self.last_reading: FrameReading | None = None
@@ -79,8 +84,11 @@ class TablePipeline:
             frame = replace(frame, t=frame.t + self.t_offset)
         self.frames += 1
         score = self.motion.update(frame.image)
+        still = score <= self.settle.motion_threshold
+        hand = self.hands.update(frame.t, frame.image, self.calibration, still).hand
+        self.hand_frames += hand and still
         readings = None
-        if score <= self.settle.motion_threshold:
+        if still and not hand:
             cal = self._calibrate(frame.image)
             if cal is None:
                 self.follower.set_camera_status("markers not found")
@@ -97,7 +105,7 @@ class TablePipeline:
                         for r in reading.cards
                     ],
                 )
-        settled = self.settler.update(frame.t, readings, score)
+        settled = self.settler.update(frame.t, readings, score, hand)
         events = self.follower.observe(settled)
         if self.on_frame is not None:
             self.on_frame(self, frame, events)

@@ -17,8 +17,9 @@ class Clock:
         self.t = 0.0
         self.commits: list[TableState] = []
 
-    def frame(self, readings: object, motion: float = 0.0) -> None:
-        s = self.settler.update(self.t, readings, motion)  # type: ignore[arg-type]
+    def frame(self, readings: object, motion: float = 0.0, hand: bool = False) -> None:
+        s = self.settler.update(self.t, readings, motion, hand)  # type: ignore[arg-type]
+        assert s.hand == hand
         if s.changed:
             self.commits.append(s.table)
         self.t += 1 / FPS
@@ -30,6 +31,12 @@ class Clock:
     def moving(self, readings: object, n: int) -> None:
         for _ in range(n):
             self.frame(readings, motion=0.5)
+
+
+    def resting_hand(self, readings: object, n: int) -> None:
+        """A hand perfectly still over the table: no motion at all, but a hand."""
+        for _ in range(n):
+            self.frame(readings, hand=True)
 
 
 FRIDGE = {"nori-4": ("fridge", 0.9), "negi-2": ("fridge", 0.9)}
@@ -76,6 +83,43 @@ def test_card_under_a_moving_hand_is_not_removed() -> None:
     c.still(FRIDGE, 8)
     assert len(c.commits) == 1
     assert c.settler.table.get("nori-4") == "fridge"
+
+
+def test_a_card_under_a_resting_hand_is_hidden_not_removed() -> None:
+    """Three seconds of a perfectly still hand over the Fridge hiding nori-4: still frames
+    by motion, yet nothing is committed, and nori-4 is there when the hand leaves."""
+    c = Clock()
+    c.still(FRIDGE, 8)
+    c.resting_hand({"negi-2": ("fridge", 0.9)}, 15)
+    assert len(c.commits) == 1
+    assert c.settler.table.get("nori-4") == "fridge"
+    c.still(FRIDGE, 8)
+    assert len(c.commits) == 1
+    assert c.settler.table.get("nori-4") == "fridge"
+
+
+def test_the_same_frames_without_the_hand_flag_would_remove_the_card() -> None:
+    """The case above is a real test: still frames without nori-4 do remove it."""
+    c = Clock()
+    c.still(FRIDGE, 8)
+    c.still({"negi-2": ("fridge", 0.9)}, 15)
+    assert c.settler.table.get("nori-4") is None
+
+
+def test_nothing_is_committed_while_a_hand_rests_and_the_change_lands_after() -> None:
+    """A card laid, the hand resting on it: the play is committed once the hand has gone and
+    the table has been still (with no hand) for still_frames / still_seconds."""
+    c = Clock()
+    c.still(FRIDGE, 8)
+    played = {**FRIDGE, "ajitama-5": ("bowl-2", 0.9)}
+    c.moving(played, 2)
+    c.resting_hand(FRIDGE, 12)  # the hand covers the new card
+    assert len(c.commits) == 1
+    c.frame(played)
+    c.frame(played)
+    assert len(c.commits) == 1  # not yet still long enough
+    c.still(played, 6)
+    assert len(c.commits) == 2 and c.commits[-1].get("ajitama-5") == "bowl-2"
 
 
 def test_lost_camera_frames_change_nothing() -> None:

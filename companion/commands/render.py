@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from companion.inputs import integer, real, seed
@@ -95,8 +96,41 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--seed", type=seed, default=None, help="look of the table (default: record's)")
     r.add_argument("--bump", action="store_true", help="shift the camera once, mid-game")
     r.add_argument("--no-scoring", action="store_true", help="skip the end-of-game scan")
+    r.add_argument(
+        "--cascade-mm",
+        type=_span(8, 40),
+        default=(14.0, 20.0),
+        metavar="LO,HI",
+        help="step between cascaded bowl cards, mm (default 14,20; sloppy: 12,22)",
+    )
+    r.add_argument(
+        "--hand-rest",
+        type=_span(0, 30),
+        default=(0.0, 0.0),
+        metavar="LO,HI",
+        help="after about half the actions the hand rests still over the table for LO..HI s "
+        "(default 0,0: it leaves at once)",
+    )
+    r.add_argument("--warm", action="store_true", help="warm indoor light (2700-3200 K)")
     r.add_argument("--deck", type=Path)
     r.set_defaults(func=run_recording)
+
+
+def _span(lo: float, hi: float) -> Callable[[str], tuple[float, float]]:
+    """An argparse type: `A,B` with lo <= A <= B <= hi."""
+    one = real(lo, hi)
+
+    def parse(text: str) -> tuple[float, float]:
+        parts = text.split(",")
+        if len(parts) != 2:
+            raise argparse.ArgumentTypeError(f"must be two numbers LO,HI, got {text!r}")
+        a, b = one(parts[0]), one(parts[1])
+        if a > b:
+            raise argparse.ArgumentTypeError(f"LO must not exceed HI, got {text!r}")
+        return a, b
+
+    parse.__name__ = "range"
+    return parse
 
 
 def run_dataset(args: argparse.Namespace) -> int:
@@ -164,7 +198,14 @@ def run_recording(args: argparse.Namespace) -> int:
 
     output_dir(args.out_dir, create=False)
     spec = RecordingSpec(
-        fps=args.fps, width=args.width, seed=args.seed, bump=args.bump, scoring=not args.no_scoring
+        fps=args.fps,
+        width=args.width,
+        seed=args.seed,
+        bump=args.bump,
+        scoring=not args.no_scoring,
+        cascade_mm=args.cascade_mm,
+        rest_s=args.hand_rest,
+        warm=args.warm,
     )
     summary = render_recording(args.record, args.out_dir, spec, load_deck(args.deck))
     print(summary)

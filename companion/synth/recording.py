@@ -69,6 +69,27 @@ class RecordingSpec:
     scoring: bool = True
     hold_s: float = 1.0
     """How long each settled state is held."""
+    cascade_mm: tuple[float, float] = (14.0, 20.0)
+    """Step between two cascaded cards of a bowl, drawn from this range (mm); sloppy players
+    lay 12-22 mm."""
+    rest_s: tuple[float, float] = (0.0, 0.0)
+    """After an action the hand may stay over the table, perfectly still, for a time drawn
+    from this range (seconds) before it leaves: the case a motion gate alone cannot see.
+    (0, 0): the hand leaves at once."""
+    rest_share: float = 0.5
+    """Share of actions after which the hand rests (when `rest_s` is not (0, 0))."""
+    warm: bool = False
+    """Warm indoor light (2700-3200 K) instead of 3200-5600 K."""
+
+    def __post_init__(self) -> None:
+        lo, hi = self.cascade_mm
+        if not 8.0 <= lo <= hi <= 40.0:
+            raise BadInputError(f"cascade step must be 8..40 mm, low <= high; got {lo}..{hi}")
+        r0, r1 = self.rest_s
+        if not 0.0 <= r0 <= r1 <= 30.0:
+            raise BadInputError(f"hand rest must be 0..30 s, low <= high; got {r0}..{r1}")
+        if not 0.0 <= self.rest_share <= 1.0:
+            raise BadInputError(f"rest share must be 0..1, got {self.rest_share}")
 
 
 @dataclass
@@ -112,8 +133,11 @@ class _Recorder:
             float(rng.normal(0, 1)),
             k1=float(rng.uniform(-0.04, 0.01)),
         )
+        kelvin = float(rng.uniform(3200, 5600))
+        if spec.warm:  # same draws either way: a warm recording differs only in its light
+            kelvin = 2700.0 + (kelvin - 3200.0) * 500.0 / 2400.0
         self.light = Light(
-            float(rng.uniform(3200, 5600)),
+            kelvin,
             float(rng.uniform(0.2, 0.5)),
             float(rng.uniform(0.85, 1.1)),
             (float(rng.uniform(0, 0.2)), float(rng.uniform(0, 6.28)), float(rng.uniform(0, 0.2))),
@@ -142,6 +166,12 @@ class _Recorder:
         self.frames = 0
         self.writer, self.video = _open_writer(out, spec.fps, self.camera.width, self.camera.height)
         self.events: list[dict[str, Any]] = []
+        self.rest_rng = np.random.default_rng([seed, 79])
+        """Hand rests draw from their own stream: the rest of the recording is unchanged."""
+        self.rest_frames: list[tuple[int, int]] = []
+        """[first, end) frame numbers of each resting hand."""
+        self.hand_frames: list[tuple[int, int]] = []
+        """[first, end) frame numbers of every shot with a hand over the table."""
 
     def _set_camera(self, cam: Camera) -> None:
         self.camera = cam
@@ -162,6 +192,8 @@ class _Recorder:
         # one fixed noise pattern for the whole video: only what moves changes between frames,
         # which keeps the MPEG-4 stream small
         img = develop(img, self.light, np.random.default_rng(self.noise_seed))
+        if hand is not None:
+            self.hand_frames.append((self.frames, self.frames + hold))
         for _ in range(hold):
             self.writer.write(img)
             self.frames += 1
@@ -190,9 +222,20 @@ class _Recorder:
         return Hand(root, tip, self.skins.get(player, SKIN_TONES[0]), 85.0, 0.4, 90.0, (90, 60, 40))
 
     def motion(self, player: str, target, before: _Table, after: _Table) -> None:
-        """Hand reaches in over `before`; the change happens under the hand; then it is gone."""
+        """Hand reaches in over `before`; the change happens under the hand; then it is gone
+        (after resting still over the table a while when the spec says so)."""
         self.shot(before, self.hand(player, target, 0.6))
         self.shot(after, self.hand(player, target, 1.0))
+        lo, hi = self.spec.rest_s
+        if hi > 0 and self.rest_rng.random() < self.spec.rest_share:
+            seconds = float(self.rest_rng.uniform(lo, hi))
+            n = round(seconds * self.spec.fps)
+            if n > 0:
+                # pulled back a little, then perfectly still: covering what it just laid or
+                # took and whatever lies between it and the player's edge
+                reach = float(self.rest_rng.uniform(0.75, 1.0))
+                self.rest_frames.append((self.frames, self.frames + n))
+                self.shot(after, self.hand(player, target, reach), n)
 
     def event(self, **kw: Any) -> None:
         self.events.append({"t": self.t, **kw})
@@ -212,9 +255,15 @@ def _open_writer(out: Path, fps: float, w: int, h: int):
     raise BadInputError(f"cannot open a video writer in {out} (no mp4v or MJPG encoder)")
 
 
-def _bowl_card(rng: np.random.Generator, bowl: str, k: int, card: str) -> PlacedCard:
+def _bowl_card(
+    rng: np.random.Generator,
+    bowl: str,
+    k: int,
+    card: str,
+    step_mm: tuple[float, float] = (14.0, 20.0),
+) -> PlacedCard:
     r = layout.region_by_id(bowl).rect
-    y = r.y0 + 8 + layout.CARD_H_MM / 2 + k * float(rng.uniform(14, 20))
+    y = r.y0 + 8 + layout.CARD_H_MM / 2 + k * float(rng.uniform(*step_mm))
     x = r.center[0] + float(rng.normal(0, 2))
     angle = float(rng.normal(0, 2.0)) + (180.0 if rng.random() < 0.03 else 0.0)
     return PlacedCard(card, (x, y), angle, True, bowl)
@@ -324,7 +373,7 @@ def render_recording(
         for play in turn["plays"]:
             bowl, card = play["bowl"], play["card"]
             before = _copy(table)
-            placed = _bowl_card(rng, bowl, len(table.bowls[bowl]), card)
+            placed = _bowl_card(rng, bowl, len(table.bowls[bowl]), card, spec.cascade_mm)
             table.bowls[bowl].append(placed)
             rec.motion(player, placed.center, before, table)
             rec.event(type="card_added", card=card, region=bowl, player=player)
@@ -424,6 +473,12 @@ def render_recording(
         "camera_after_bump": rec.camera.to_json() if spec.bump else None,
         "texture": rec.texture,
         "bumped": spec.bump,
+        "cascade_mm": list(spec.cascade_mm),
+        "rest_s": list(spec.rest_s),
+        "rest_frames": [list(r) for r in rec.rest_frames],
+        "hand_frames": [list(r) for r in rec.hand_frames],
+        "warm": spec.warm,
+        "kelvin": rec.light.kelvin,
     }
     (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     size = rec.video.stat().st_size / 1e6

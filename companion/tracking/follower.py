@@ -39,11 +39,16 @@ from companion.rules.scoring import pile_points, pile_types, ready_reason, tally
 from companion.rules.state import check_players
 from companion.tracking.settle import Settled, TableState
 from companion.tracking.view import CAMERA_STATES, BowlView, GameView, ScanView, ServedPile
+from companion.tracking.warnings import Note
 
 Event = dict[str, Any]
 Sink = Callable[[Event], None]
 
 OBSERVATIONS: Final = frozenset({"card_added", "card_removed"})
+HIDDEN_STEPS: Final = 6
+"""A Fridge card seen gone and back within this many settled changes (with no sighting
+elsewhere between) was hidden (a hand, a glare), never taken: both observations are read as
+nothing happened."""
 COMMANDS: Final = frozenset({"begin_scoring", "scan_pile", "resolve_scan", "finish"})
 CORRECTIONS: Final = frozenset({"correction_card", "correction_reassign", "correction_undo"})
 INPUTS: Final = OBSERVATIONS | COMMANDS | CORRECTIONS
@@ -56,11 +61,6 @@ MAX_WARNINGS: Final = 3
 _PLAY, _TAKE, _REFILL, _FRIDGE_DRAW, _DONE = "play", "take", "refill", "fridge_draw", "done"
 _SCAN = "scan"
 _FRIDGE = "fridge"
-
-
-def _label(region: str) -> str:
-    """`bowl-2` -> `Bowl 2` for friendly messages."""
-    return region.replace("bowl-", "Bowl ") if region.startswith("bowl-") else region
 
 
 def _cards(ids: Iterable[str]) -> tuple[Any, ...]:
@@ -127,7 +127,7 @@ class _Game:
     scan: list[str] = field(default_factory=list)
     scan_accum: list[str] = field(default_factory=list)
     scans: list[_Scan] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Note] = field(default_factory=list)
     all_played: bool = False
     unserved: dict[str, tuple[str, ...]] = field(default_factory=dict)
     final: dict[str, Any] | None = None
@@ -147,15 +147,26 @@ class _Game:
     def emit(self, type_: str, **fields: Any) -> None:
         self.out.append({"t": self.t, "type": type_, **fields})
 
-    def warn(self, message: str) -> None:
-        self.warnings.append(message)
-        self.emit("rule_warning", message=message)
+    def warn(self, code: str, **params: str) -> None:
+        """A rule broken: `rule_warning` with its code (warnings.RULE_WARNINGS), parameters
+        (raw card / region ids) and English message."""
+        note = Note.of(code, params)
+        self.warnings.append(note)
+        self.emit("rule_warning", code=code, params=dict(params), message=note.message)
 
-    def notice(self, card: str, region: str, message: str) -> None:
+    def notice(self, card: str, region: str) -> None:
         """Something the camera cannot see, not a rule broken: shown like a warning, logged
         as `card_hidden`."""
-        self.warnings.append(message)
-        self.emit("card_hidden", card=card, region=region, message=message)
+        note = Note.of("card_hidden", {"card": card, "bowl": region})
+        self.warnings.append(note)
+        self.emit(
+            "card_hidden",
+            card=card,
+            region=region,
+            code=note.code,
+            params=note.as_dict(),
+            message=note.message,
+        )
 
     def check_ready(self, bowl: str) -> None:
         cards = self.bowls[bowl]
@@ -317,7 +328,7 @@ class _Game:
     # -- observations as turn steps ------------------------------------------------------
     def play(self, card: str, bowl: str) -> None:
         if card in self.gone:
-            self.warn(f"{card} was already served: ignoring it.")
+            self.warn("already_served", card=card)
             return
         back = self.vanished.get(card)
         if back is not None and back[0] == bowl:
@@ -337,20 +348,20 @@ class _Game:
         if where == bowl:
             return
         if where is not None and where != _FRIDGE:
-            self.warn(f"{card} moved from {_label(where)} to {_label(bowl)}.")
+            self.warn("moved_between_bowls", card=card, src=where, dst=bowl)
             self.bowls[where].remove(card)
             self.check_ready(where)
             self.bowls[bowl].append(card)
             self.check_ready(bowl)
             return
         if where == _FRIDGE:
-            self.warn(f"{card} went from the Fridge straight into {_label(bowl)}.")
+            self.warn("fridge_to_bowl", card=card, bowl=bowl)
             self.fridge.remove(card)
         self.vanished.pop(card, None)
         if self.phase == "setup":
             self.start_game()
         if self.tphase == _REFILL:
-            self.warn("Refill the Fridge before the next player plays.")
+            self.warn("refill_missed")
             self.missed_refills += 1
             self.after_refill()
         elif self.tphase in (_TAKE, _FRIDGE_DRAW) and self.late_takes == 0:
@@ -363,20 +374,20 @@ class _Game:
                 self.missed_refills += 1
                 self.after_refill()
         elif self.tphase == _TAKE:
-            self.warn(f"A third card this turn went into {_label(bowl)}: only two per turn.")
+            self.warn("third_card", bowl=bowl)
             self.bowls[bowl].append(card)
             self.hands[self.seat] = max(0, self.hands[self.seat] - 1)
             self.check_ready(bowl)
             return
         elif self.tphase == _DONE:
-            self.warn(f"{card} was played after all cards were played.")
+            self.warn("played_after_end", card=card)
             self.bowls[bowl].append(card)
             self.check_ready(bowl)
             return
         if any(b == bowl for _, b in self.plays):
-            self.warn(f"Two cards went into {_label(bowl)} this turn: use two different bowls.")
+            self.warn("same_bowl_twice", bowl=bowl)
         elif bowl in self.served_this_turn:
-            self.warn(f"{_label(bowl)} was served this turn: start it again next turn.")
+            self.warn("bowl_served_this_turn", bowl=bowl)
         self.bowls[bowl].append(card)
         self.hands[self.seat] = max(0, self.hands[self.seat] - 1)
         self.plays.append((card, bowl))
@@ -405,14 +416,9 @@ class _Game:
         if not self.out_of_sight(bowl, removed):
             self.hidden[bowl].update(removed)
             for card in removed:
-                self.notice(
-                    card,
-                    bowl,
-                    f"I can't see {card} in {_label(bowl)} any more: "
-                    "keep the top strip of every card showing.",
-                )
+                self.notice(card, bowl)
             return
-        self.warn(f"{_label(bowl)} was taken away but it was not ready.")
+        self.warn("bowl_taken_unready", bowl=bowl)
         for c in list(self.bowls[bowl]):
             self.vanished[c] = (bowl, self.bowls[bowl].index(c))
             self.bowls[bowl].remove(c)
@@ -435,7 +441,7 @@ class _Game:
         if this_turn:
             self.served_this_turn.add(bowl)
         if early:
-            self.warn(f"{_label(bowl)} was served before both cards were played.")
+            self.warn("served_early", bowl=bowl)
         self.emit(
             "bowl_served",
             region=bowl,
@@ -455,23 +461,30 @@ class _Game:
         if self.late_takes > 0:
             self.late_takes -= 1
         elif self.tphase == _PLAY:
-            self.warn("Play your cards before taking from the Fridge.")
+            # seen before the plays settled (a hand still over a bowl, a card not read yet):
+            # the take is this turn's, accounted when the plays are in. It breaks a rule only
+            # when no card has been played yet, or when the turn has no take left for it.
+            allowed = 1 if self.deck > 0 else 2
+            if not self.plays:
+                self.warn("take_before_plays")
+            elif self.pending.count("take") >= allowed:
+                self.warn("second_take")
             self.pending.append("take")
         elif self.tphase in (_TAKE, _FRIDGE_DRAW):
             self.take_acct()
         elif self.tphase == _REFILL:
-            self.warn("Only one Fridge card per turn.")
+            self.warn("second_take")
             self.hands[self.seat] += 1
 
     def refill(self, card: str) -> None:
         if card in self.gone:
-            self.warn(f"{card} was already served: ignoring it.")
+            self.warn("already_served", card=card)
             return
         where = self.locate(card)
         if where == _FRIDGE:
             return
         if where is not None:
-            self.warn(f"{card} moved from {_label(where)} to the Fridge.")
+            self.warn("moved_to_fridge", card=card, src=where)
             self.bowls[where].remove(card)
             self.check_ready(where)
         self.fridge.append(card)
@@ -483,7 +496,7 @@ class _Game:
             self.missed_refills -= 1
             self.deck = max(0, self.deck - 1)
         elif self.deck == 0:
-            self.warn(f"{card} appeared in the Fridge but the deck is empty.")
+            self.warn("fridge_deck_empty", card=card)
         elif self.tphase in (_PLAY, _TAKE):
             self.pending.append("refill")
 
@@ -532,7 +545,7 @@ class _Game:
             points=pile_points(_cards(cards)),
         )
         if best is None:
-            self.warn("This pile matches no served bowl: tell me whose it is.")
+            self.warn("scan_unmatched")
         elif set(best.cards) != set(cards):
             self.emit(
                 "scan_mismatch",
@@ -542,7 +555,7 @@ class _Game:
                 expected=list(best.cards),
                 seen=list(cards),
             )
-            self.warn(f"{who}'s pile differs from the bowl I saw served: please check it.")
+            self.warn("scan_differs", who=str(who))
 
     def resolve_scan(self, scan: int, keep: str, scorer: str | None) -> None:
         if not 0 <= scan < len(self.scans):
@@ -602,6 +615,33 @@ def _obs(t: float, type_: str, card: str, region: str, step: int) -> Event:
     return {"t": t, "type": type_, "card": card, "region": region, "step": step}
 
 
+def _hidden_returns(events: Sequence[Mapping[str, Any]]) -> set[int]:
+    """Indices of observations to read as nothing happened: a card removed from the Fridge and
+    added back to it within HIDDEN_STEPS settled changes, not seen anywhere else between.
+    Causal (a pair is decided at its second observation from earlier events only), so the live
+    follower and a rebuild from the log find the same pairs."""
+    gone: dict[str, tuple[int, int]] = {}
+    """card -> (index, step) of its last removal from the Fridge."""
+    out: set[int] = set()
+    for i, e in enumerate(events):
+        kind = e.get("type")
+        if kind not in OBSERVATIONS:
+            continue
+        card, region, step = e.get("card"), e.get("region"), int(e.get("step", 0))
+        if not isinstance(card, str):
+            continue
+        if kind == "card_removed":
+            if region == _FRIDGE:
+                gone[card] = (i, step)
+            else:
+                gone.pop(card, None)
+            continue
+        left = gone.pop(card, None)
+        if region == _FRIDGE and left is not None and 0 < step - left[1] <= HIDDEN_STEPS:
+            out.update((left[0], i))
+    return out
+
+
 def _owner(mode: Mode, players: tuple[str, ...], bowl: str) -> str | None:
     rule = mode.bowl_owners[BOWLS.index(bowl)]
     kind, _, who = rule.partition(":")
@@ -657,6 +697,8 @@ class GameFollower:
         self._camera = "ok"
         self._seen: tuple[Any, ...] = ()
         self._game = _Game(self.mode, self.players)
+        self._ignored: set[int] = set()
+        """Indices of observations read as nothing happened (_hidden_returns)."""
 
     # -- building ------------------------------------------------------------------------
     @classmethod
@@ -682,6 +724,7 @@ class GameFollower:
                 f._step = max(f._step, int(e["step"]))
             if "t" in e:
                 f._t = max(f._t, float(e["t"]))
+        f._ignored = _hidden_returns(f._events)
         f._game = f._derive()
         return f
 
@@ -722,9 +765,21 @@ class GameFollower:
             return []
         self._step = step
         self._raw = new
+        start = len(self._events)
+        ignored = _hidden_returns([*self._events, *obs])
+        earlier = {i for i in ignored if i < start}
+        if earlier - self._ignored:
+            # a Fridge card came back: it was hidden, not taken; read the game again without
+            # its removal (what that removal made the game say stays in the log)
+            before = self._game
+            self._ignored = earlier
+            self._game = self._derive()
+            self._emit(self._consequences(before, self._game))
+        self._ignored = ignored
         effective = [self._track_life(e) for e in obs]
         out = self._emit(obs)
-        return out + self._emit(self._game.batch(effective))
+        kept = [e for k, e in enumerate(effective) if start + k not in ignored]
+        return out + self._emit(self._game.batch(kept))
 
     def _track_life(self, e: Event) -> Event:
         """The observation as the game reads it: the card's stay may have been renamed."""
@@ -880,6 +935,7 @@ class GameFollower:
                     batch = [
                         {**events[k], "card": lives[obs_life[k]]} if k in obs_life else events[k]
                         for k in range(i, j)
+                        if k not in self._ignored
                     ]
                     game.batch(batch)
                 i = j
@@ -951,7 +1007,8 @@ class GameFollower:
             scan=tuple(g.scan),
             seen=self._seen,
             camera=self._camera,
-            warnings=tuple(g.warnings[-MAX_WARNINGS:]),
+            warnings=tuple(n.message for n in g.warnings[-MAX_WARNINGS:]),
+            notes=tuple(g.warnings[-MAX_WARNINGS:]),
             ready_bowls=tuple(b for b in BOWLS if b in g.ready),
             final=g.final,
             t=self._t,

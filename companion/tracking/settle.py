@@ -1,12 +1,18 @@
 """Temporal filtering: from noisy per-frame readings to a table state a person would trust.
 
-A frame votes only when the scene is still (no hands over the table). A change is committed only
-after the scene has stayed still for a while, and a card's presence and region are decided by a
-weighted vote over the last K still frames, with hysteresis: joining needs a clear majority,
-leaving needs the votes to fall below a lower bar. So a card read in one frame never appears, a
-card hidden for a frame never disappears, and a card under a moving hand is not removed (moving
-frames do not vote at all). Every card exists once: when it is read in two regions, its votes are
-split by region and the best-supported region wins (ties keep the committed one).
+A frame votes only when the scene is still and no hand is over the table. Motion alone does not say
+that: a hand resting over a bowl is still, and the cards under it look gone. So the caller also
+says whether a hand is there (`hand=True`, e.g. from `companion.vision.hands`: a change reaching in
+across the play area's edge); a frame with a hand is treated like a moving one: it does not vote
+and restarts the stillness clock, so nothing is committed while a hand is there and a card that
+vanished under it is hidden (its votes from before the hand stay), never removed. A change is
+committed only after the scene has stayed still, with no hand, for a while, and a card's presence
+and region are decided by a weighted vote over the last K still frames, with hysteresis: joining
+needs a clear majority, leaving needs the votes to fall below a lower bar. So a card read in one
+frame never appears, a card hidden for a frame never disappears, and a card under a moving hand is
+not removed (moving frames do not vote at all). Every card exists once: when it is read in two
+regions, its votes are split by region and the best-supported region wins (ties keep the committed
+one).
 
 Pure Python: the caller computes the motion score (frame differences) and maps the detector's
 readings to `card -> (region, confidence)`.
@@ -110,6 +116,8 @@ class Settled:
     """True when this frame committed a different table."""
     settled: bool
     """True when the scene is still long enough for commits (False while hands move)."""
+    hand: bool = False
+    """A hand was over the table in this frame (nothing is committed then)."""
 
 
 def _frame_votes(
@@ -162,14 +170,17 @@ class TableSettler:
         t: float,
         readings: Mapping[str, tuple[str, float]] | Iterable[Reading] | None,
         motion: float | bool = 0.0,
+        hand: bool = False,
     ) -> Settled:
-        """Feed one frame: `t` seconds, readings (None = frame unreadable), motion score."""
+        """Feed one frame: `t` seconds, readings (None = frame unreadable), motion score, and
+        whether a hand is over the table (still or not)."""
         cfg = self.config
-        if readings is None or float(motion) > cfg.motion_threshold:
-            # Moving or blind: no vote, and the stillness clock restarts.
+        if readings is None or hand or float(motion) > cfg.motion_threshold:
+            # Moving, a hand resting over the table, or blind: no vote, and the stillness
+            # clock restarts. Votes from before stay: what the hand covers is hidden, not gone.
             self._still_run = 0
             self._still_since = None
-            return Settled(t, self.table, False, False)
+            return Settled(t, self.table, False, False, hand)
         if self._still_since is None:
             self._still_since = t
         self._still_run += 1

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from companion.tracking.warnings import Note
+
 PHASES: Final = ("setup", "playing", "scoring", "over")
 CAMERA_STATES: Final = (
     "ok",
@@ -112,7 +114,9 @@ class GameView:
     camera: str = "ok"
     """One of CAMERA_STATES."""
     warnings: tuple[str, ...] = ()
-    """Recent rule warnings, newest last."""
+    """Recent rule warnings and hidden-card notices, newest last, in English."""
+    notes: tuple[Note, ...] = ()
+    """The same, as codes and parameters for the UI to translate (companion.ui.i18n)."""
     ready_bowls: tuple[str, ...] = ()
     """Bowls ready to serve right now (the banner)."""
     final: dict[str, Any] | None = None

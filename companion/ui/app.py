@@ -776,7 +776,7 @@ class CompanionApp(App):
             for ann in self.announcer.update(view, self.lang):
                 self.speaker.chime()
                 self.speaker.say(ann.speech, self.lang)
-        for warning in self.announcer.new_warnings(view):
+        for warning in self.announcer.new_warnings(view, self.lang):
             self.screen("table").toast(warning)
         if (
             view.phase == "scoring"

@@ -6,6 +6,7 @@ French falls back to English, so a new screen never shows a raw key. Pure Python
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 from companion.deck.palette import INGREDIENT_LABELS
@@ -138,6 +139,26 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "on": "On",
         "off": "Off",
         "apply": "Apply",
+        # rule warnings and notices (companion.tracking.warnings: warn_<code>)
+        "warn_already_served": "{card} was already served: ignoring it.",
+        "warn_moved_between_bowls": "{card} moved from {src} to {dst}.",
+        "warn_fridge_to_bowl": "{card} went from the Fridge straight into {bowl}.",
+        "warn_refill_missed": "Refill the Fridge before the next player plays.",
+        "warn_third_card": "A third card this turn went into {bowl}: only two per turn.",
+        "warn_played_after_end": "{card} was played after all cards were played.",
+        "warn_same_bowl_twice": "Two cards went into {bowl} this turn: use two different bowls.",
+        "warn_bowl_served_this_turn": "{bowl} was served this turn: start it again next turn.",
+        "warn_bowl_taken_unready": "{bowl} was taken away but it was not ready.",
+        "warn_served_early": "{bowl} was served before both cards were played.",
+        "warn_take_before_plays": "Play your cards before taking from the Fridge.",
+        "warn_second_take": "Only one Fridge card per turn.",
+        "warn_moved_to_fridge": "{card} moved from {src} to the Fridge.",
+        "warn_fridge_deck_empty": "{card} appeared in the Fridge but the deck is empty.",
+        "warn_scan_unmatched": "This pile matches no served bowl: tell me whose it is.",
+        "warn_scan_differs": "{who}'s pile differs from the bowl I saw served: please check it.",
+        "warn_card_hidden": "I can't see {card} in {bowl} any more: "
+        "keep the top strip of every card showing.",
+        "region_fridge": "the Fridge",
     },
     "fr": {
         "app_title": "Ramen! Ramen!",
@@ -258,6 +279,29 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "on": "Oui",
         "off": "Non",
         "apply": "Appliquer",
+        "warn_already_served": "{card} a déjà été servie : je l'ignore.",
+        "warn_moved_between_bowls": "{card} est passée du {src} au {dst}.",
+        "warn_fridge_to_bowl": "{card} est allée du Réfrigérateur directement dans le {bowl}.",
+        "warn_refill_missed": "Complétez le Réfrigérateur avant que le joueur suivant ne joue.",
+        "warn_third_card": "Une troisième carte ce tour-ci dans le {bowl} : deux par tour "
+        "seulement.",
+        "warn_played_after_end": "{card} a été jouée alors que toutes les cartes l'étaient.",
+        "warn_same_bowl_twice": "Deux cartes dans le {bowl} ce tour-ci : jouez dans deux Bols "
+        "différents.",
+        "warn_bowl_served_this_turn": "Le {bowl} a été servi ce tour-ci : recommencez-le au "
+        "prochain tour.",
+        "warn_bowl_taken_unready": "Le {bowl} a été retiré alors qu'il n'était pas prêt.",
+        "warn_served_early": "Le {bowl} a été servi avant que les deux cartes soient jouées.",
+        "warn_take_before_plays": "Jouez vos cartes avant de prendre dans le Réfrigérateur.",
+        "warn_second_take": "Une seule carte du Réfrigérateur par tour.",
+        "warn_moved_to_fridge": "{card} est passée du {src} au Réfrigérateur.",
+        "warn_fridge_deck_empty": "{card} est apparue dans le Réfrigérateur mais la pioche est "
+        "vide.",
+        "warn_scan_unmatched": "Cette pile ne correspond à aucun Bol servi : à qui est-elle ?",
+        "warn_scan_differs": "La pile de {who} diffère du Bol que j'ai vu servir : vérifiez-la.",
+        "warn_card_hidden": "Je ne vois plus {card} dans le {bowl} : laissez dépasser le haut de "
+        "chaque carte.",
+        "region_fridge": "Réfrigérateur",
     },
 }
 
@@ -296,3 +340,33 @@ def stars_text(stars: float) -> str:
     full = int(stars)
     half = stars - full >= 0.5
     return "★" * full + ("½" if half else "") + "☆" * (5 - full - (1 if half else 0))
+
+
+WARNING_REGION_PARAMS: Final = frozenset({"bowl", "src", "dst"})
+
+
+def region_text(region: str, lang: str = "en") -> str:
+    """`bowl-2` -> `Bowl 2` / `Bol 2`; `fridge` -> the Fridge's name; other ids as they are."""
+    if region.startswith("bowl-"):
+        return tr("bowl", lang, n=region.removeprefix("bowl-"))
+    return tr("region_fridge", lang) if region == "fridge" else region
+
+
+def warning_text(code: str, params: Mapping[str, str], lang: str = "en") -> str:
+    """A follower warning or notice (companion.tracking.warnings: code + raw ids) as a line
+    in lang: card ids read as on the card (`4 Nori`), bowls as the screen names them."""
+    fields: dict[str, str] = {}
+    for key, value in params.items():
+        if key in WARNING_REGION_PARAMS:
+            fields[key] = region_text(value, lang)
+        elif key == "card":
+            fields[key] = card_label(value, lang)
+        else:
+            fields[key] = value
+    key = f"warn_{code}"
+    if key not in STRINGS["en"]:
+        return code
+    try:
+        return tr(key, lang, **fields)
+    except (KeyError, IndexError):  # a field the line needs is missing: say the code plainly
+        return tr(key, "en", **{k: f"{{{k}}}" for k in ("card", "bowl", "src", "dst", "who")})

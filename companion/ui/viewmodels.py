@@ -26,7 +26,7 @@ from companion.rules.scoring import (
 )
 from companion.tracking.view import BowlView, GameView
 from companion.ui.controller import Controller
-from companion.ui.i18n import card_label, count, ingredient_name, stars_text, tr
+from companion.ui.i18n import card_label, count, ingredient_name, stars_text, tr, warning_text
 
 RGBA = tuple[float, float, float, float]
 UI_MODES: Final[tuple[str, ...]] = ("solo", "2p", "3p", "4p")
@@ -229,11 +229,16 @@ class Announcer:
             out.append(Announcement(region, tr("ready_speech", lang, n=bowl_number(region))))
         return out
 
-    def new_warnings(self, view: GameView) -> list[str]:
-        """Warnings that were not in the previous view's list (newest last)."""
-        fresh = [w for w in view.warnings if w not in self._warnings]
+    def new_warnings(self, view: GameView, lang: str = "en") -> list[str]:
+        """Warnings that were not in the previous view's list (newest last), in `lang`
+        (translated from their codes; a view without codes gives its English lines)."""
+        fresh = [i for i, w in enumerate(view.warnings) if w not in self._warnings]
         self._warnings = view.warnings
-        return fresh
+        notes = view.notes if len(view.notes) == len(view.warnings) else ()
+        return [
+            warning_text(notes[i].code, notes[i].as_dict(), lang) if notes else view.warnings[i]
+            for i in fresh
+        ]
 
 
 # -- corrections ---------------------------------------------------------------------------

@@ -1,0 +1,192 @@
+"""Quiet when the game is legal (issue 14): the follower reads a change as the legal move that
+fits before it warns, warnings carry a code and parameters the UI translates, and a move no
+legal reading explains is still warned every time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from companion.tracking.follower import HIDDEN_STEPS, GameFollower
+from companion.tracking.view import GameView
+from companion.tracking.warnings import NOTICES, RULE_WARNINGS, Note, english
+from companion.ui.i18n import STRINGS, warning_text
+from companion.ui.viewmodels import Announcer
+from tests.test_follower_faults import Table, kinds
+
+
+def codes(events: list[dict[str, Any]]) -> list[str]:
+    return [e["code"] for e in kinds(events, "rule_warning")]
+
+
+def alice_plays_both() -> Table:
+    tb = Table()
+    tb.play("menma-7", "bowl-1")
+    tb.play("nori-0", "bowl-2")
+    return tb
+
+
+# -- legal orderings of a real turn ----------------------------------------------------------
+def test_a_fridge_card_hidden_by_a_hand_and_back_is_not_a_take() -> None:
+    """A hand over the Fridge hid ajitama-3 long enough to be committed as gone; it comes
+    back: nothing was taken, the real take and refill follow, and the turns stay right."""
+    tb = alice_plays_both()
+    tb.remove("ajitama-3")  # hidden, read as a take for now
+    out = tb.refill("ajitama-3")  # back
+    assert codes(out) == []
+    assert tb.f.view().fridge.count("ajitama-3") == 1
+    tb.remove("ajitama-0")  # the real take
+    tb.refill("kamaboko-0")
+    out = tb.play("negi-7", "bowl-1")
+    assert codes(tb.sunk) == []
+    v = tb.f.view()
+    assert v.current_player == "Bob" and v.turn == 2
+    assert set(v.fridge) == {"ajitama-1", "ajitama-2", "ajitama-3", "kamaboko-0"}
+    # and the same reading when the game is rebuilt from its log
+    assert GameFollower.from_events("2p", ("Alice", "Bob"), tb.sunk).view() == v
+
+
+def test_the_same_card_back_after_many_changes_is_not_read_as_hidden() -> None:
+    """The window is a real bound: a Fridge card that comes back after more than
+    HIDDEN_STEPS settled changes is not quietly folded away."""
+    tb = alice_plays_both()
+    tb.remove("ajitama-0")  # Alice's take
+    tb.refill("kamaboko-0")
+    for card, b in [("negi-7", "bowl-1"), ("chashu-1", "bowl-2")]:
+        tb.play(card, b)
+    tb.serve("bowl-1")
+    tb.remove("ajitama-1")
+    tb.refill("kamaboko-1")
+    for card, b in [("shiitake-2", "bowl-3"), ("nori-3", "bowl-2")][: HIDDEN_STEPS - 5]:
+        tb.play(card, b)
+    out = tb.refill("ajitama-0")  # the card Alice took long ago: it is in her hand
+    assert codes(out) != [] or tb.f.view().fridge.count("ajitama-0") == 1
+    assert "ajitama-0" in tb.f.view().fridge
+
+
+def test_a_take_seen_before_the_second_play_settles_is_quiet() -> None:
+    tb = Table()
+    tb.play("menma-7", "bowl-1")
+    out = tb.remove("ajitama-0")  # the second card is still under the hand
+    assert codes(out) == []
+    tb.play("nori-0", "bowl-2")
+    tb.refill("kamaboko-0")
+    out = tb.play("negi-7", "bowl-1")
+    assert codes(tb.sunk) == []
+    assert tb.f.view().current_player == "Bob"
+
+
+def test_a_refill_seen_before_the_take_is_quiet() -> None:
+    tb = alice_plays_both()
+    assert codes(tb.refill("kamaboko-0")) == []
+    assert codes(tb.remove("ajitama-0")) == []
+    tb.play("negi-7", "bowl-1")
+    assert codes(tb.sunk) == []
+    assert tb.f.view().current_player == "Bob"
+
+
+# -- what no legal reading explains: warned every time ---------------------------------------
+@pytest.mark.parametrize(
+    ("moves", "code", "params"),
+    [
+        pytest.param(
+            [
+                ("play", "menma-7", "bowl-1"),
+                ("play", "nori-0", "bowl-2"),
+                ("play", "shiitake-3", "bowl-3"),
+                ("play", "negi-2", "bowl-1"),
+                ("play", "chashu-4", "bowl-2"),
+            ],
+            "third_card",
+            {"bowl": "bowl-2"},
+            id="a third card played",
+        ),
+        pytest.param(
+            [("play", "menma-7", "bowl-1"), ("play", "nori-0", "bowl-2"), ("serve", "bowl-2")],
+            "bowl_taken_unready",
+            {"bowl": "bowl-2"},
+            id="a bowl taken away unready",
+        ),
+        pytest.param(
+            [("first_turns",), ("play", "menma-7", "bowl-3")],
+            "already_served",
+            {"card": "menma-7"},
+            id="a card from outside the game (already served)",
+        ),
+        pytest.param(
+            [("play", "menma-7", "bowl-1"), ("play", "ajitama-2", "bowl-2")],
+            "fridge_to_bowl",
+            {"card": "ajitama-2", "bowl": "bowl-2"},
+            id="a Fridge card played without being taken",
+        ),
+        pytest.param(
+            [("first_turns",), ("remove", "ajitama-2")],
+            "take_before_plays",
+            {},
+            id="a Fridge take before any play",
+        ),
+        pytest.param(
+            [("play", "menma-7", "bowl-1"), ("play", "nori-0", "bowl-1")],
+            "same_bowl_twice",
+            {"bowl": "bowl-1"},
+            id="two cards into one bowl",
+        ),
+        pytest.param(
+            [("play", "menma-7", "bowl-1"), ("remove", "ajitama-0"), ("remove", "ajitama-1")],
+            "second_take",
+            {},
+            id="two Fridge takes before the plays are in",
+        ),
+    ],
+)
+def test_an_illegal_move_is_warned_with_its_code(
+    moves: list[tuple[str, ...]], code: str, params: dict[str, str]
+) -> None:
+    tb = Table()
+    last: list[dict[str, Any]] = []
+    for kind, *args in moves:
+        last = getattr(tb, kind)(*args) or []
+    warned = kinds(last, "rule_warning")
+    assert [w["code"] for w in warned] == [code]
+    assert warned[0]["params"] == params
+    assert warned[0]["message"] == english(code, params)
+    assert tb.f.view().notes[-1] == Note.of(code, params)
+
+
+def test_a_hidden_card_notice_carries_its_code() -> None:
+    tb = alice_plays_both()
+    tb.remove("ajitama-0")
+    tb.refill("kamaboko-0")
+    tb.play("negi-1", "bowl-1")
+    out = tb.remove("menma-7")
+    (hidden,) = kinds(out, "card_hidden")
+    assert hidden["code"] == "card_hidden"
+    assert hidden["params"] == {"card": "menma-7", "bowl": "bowl-1"}
+    assert kinds(out, "rule_warning") == []
+
+
+# -- the UI's words ----------------------------------------------------------------------------
+SAMPLE = {"card": "nori-4", "bowl": "bowl-2", "src": "bowl-1", "dst": "bowl-3", "who": "Bob"}
+
+
+@pytest.mark.parametrize("code", sorted(RULE_WARNINGS) + sorted(NOTICES))
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_every_warning_has_a_line_in_every_language(code: str, lang: str) -> None:
+    assert f"warn_{code}" in STRINGS[lang]
+    text = warning_text(code, SAMPLE, lang)
+    assert "{" not in text and "bowl-" not in text and "nori-4" not in text
+    if lang == "en":
+        assert text.replace("4 Nori", "nori-4") == english(code, SAMPLE)
+
+
+def test_the_french_screen_gets_french_warnings() -> None:
+    tb = Table()
+    tb.play("menma-7", "bowl-1")
+    tb.play("nori-0", "bowl-1")
+    announcer = Announcer()
+    view: GameView = tb.f.view()
+    assert announcer.new_warnings(view, "fr") == [
+        "Deux cartes dans le Bol 1 ce tour-ci : jouez dans deux Bols différents."
+    ]
+    assert announcer.new_warnings(view, "fr") == []  # once
