@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from companion.tracking.follower import HIDDEN_STEPS, GameFollower
+from companion.tracking.follower import HIDDEN_STEPS, GameFollower, hidden_returns
 from companion.tracking.view import GameView
 from companion.tracking.warnings import NOTICES, RULE_WARNINGS, Note, english
 from companion.ui.i18n import STRINGS, warning_text
@@ -47,22 +47,29 @@ def test_a_fridge_card_hidden_by_a_hand_and_back_is_not_a_take() -> None:
     assert GameFollower.from_events("2p", ("Alice", "Bob"), tb.sunk).view() == v
 
 
-def test_the_same_card_back_after_many_changes_is_not_read_as_hidden() -> None:
-    """The window is a real bound: a Fridge card that comes back after more than
-    HIDDEN_STEPS settled changes is not quietly folded away."""
-    tb = alice_plays_both()
-    tb.remove("ajitama-0")  # Alice's take
-    tb.refill("kamaboko-0")
-    for card, b in [("negi-7", "bowl-1"), ("chashu-1", "bowl-2")]:
-        tb.play(card, b)
-    tb.serve("bowl-1")
-    tb.remove("ajitama-1")
-    tb.refill("kamaboko-1")
-    for card, b in [("shiitake-2", "bowl-3"), ("nori-3", "bowl-2")][: HIDDEN_STEPS - 5]:
-        tb.play(card, b)
-    out = tb.refill("ajitama-0")  # the card Alice took long ago: it is in her hand
-    assert codes(out) != [] or tb.f.view().fridge.count("ajitama-0") == 1
-    assert "ajitama-0" in tb.f.view().fridge
+def _obs(step: int, kind: str, card: str, region: str) -> dict[str, Any]:
+    return {"t": float(step), "type": kind, "card": card, "region": region, "step": step}
+
+
+@pytest.mark.parametrize(
+    ("between", "elsewhere", "paired"),
+    [
+        pytest.param(1, None, True, id="back at the next change"),
+        pytest.param(HIDDEN_STEPS, None, True, id="back at the last change of the window"),
+        pytest.param(HIDDEN_STEPS + 1, None, False, id="back too late: a refill"),
+        pytest.param(2, "bowl-1", False, id="seen in a bowl between: played, not hidden"),
+    ],
+)
+def test_a_fridge_card_gone_and_back_is_paired_only_within_the_window(
+    between: int, elsewhere: str | None, paired: bool
+) -> None:
+    events = [_obs(1, "card_removed", "ajitama-3", "fridge")]
+    if elsewhere is not None:
+        events.append(_obs(2, "card_added", "ajitama-3", elsewhere))
+        events.append(_obs(2 + between - 1, "card_removed", "ajitama-3", elsewhere))
+    events.append(_obs(1 + between, "card_added", "ajitama-3", "fridge"))
+    found = hidden_returns(events)
+    assert found == ({0, len(events) - 1} if paired else set())
 
 
 def test_a_take_seen_before_the_second_play_settles_is_quiet() -> None:

@@ -615,7 +615,7 @@ def _obs(t: float, type_: str, card: str, region: str, step: int) -> Event:
     return {"t": t, "type": type_, "card": card, "region": region, "step": step}
 
 
-def _hidden_returns(events: Sequence[Mapping[str, Any]]) -> set[int]:
+def hidden_returns(events: Sequence[Mapping[str, Any]]) -> set[int]:
     """Indices of observations to read as nothing happened: a card removed from the Fridge and
     added back to it within HIDDEN_STEPS settled changes, not seen anywhere else between.
     Causal (a pair is decided at its second observation from earlier events only), so the live
@@ -698,7 +698,7 @@ class GameFollower:
         self._seen: tuple[Any, ...] = ()
         self._game = _Game(self.mode, self.players)
         self._ignored: set[int] = set()
-        """Indices of observations read as nothing happened (_hidden_returns)."""
+        """Indices of observations read as nothing happened (hidden_returns)."""
 
     # -- building ------------------------------------------------------------------------
     @classmethod
@@ -724,7 +724,7 @@ class GameFollower:
                 f._step = max(f._step, int(e["step"]))
             if "t" in e:
                 f._t = max(f._t, float(e["t"]))
-        f._ignored = _hidden_returns(f._events)
+        f._ignored = hidden_returns(f._events)
         f._game = f._derive()
         return f
 
@@ -766,7 +766,7 @@ class GameFollower:
         self._step = step
         self._raw = new
         start = len(self._events)
-        ignored = _hidden_returns([*self._events, *obs])
+        ignored = hidden_returns([*self._events, *obs])
         earlier = {i for i in ignored if i < start}
         if earlier - self._ignored:
             # a Fridge card came back: it was hidden, not taken; read the game again without
