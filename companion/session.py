@@ -79,6 +79,13 @@ class TablePipeline:
             self.calibration = found
         return self.calibration
 
+    def _bumped(self, image: np.ndarray) -> bool:
+        """All four markers seen somewhere else than the calibration has them."""
+        if self.calibration is None:
+            return False
+        found = calibrate(image)
+        return found is not None and len(found.markers) == 4 and found.moved_from(self.calibration)
+
     def process(self, frame: Frame) -> list[Event]:
         if self.t_offset:
             frame = replace(frame, t=frame.t + self.t_offset)
@@ -86,6 +93,9 @@ class TablePipeline:
         score = self.motion.update(frame.image)
         still = score <= self.settle.motion_threshold
         hand = self.hands.update(frame.t, frame.image, self.calibration, still).hand
+        if hand and still and self._bumped(frame.image):
+            self.hands.adopt(frame.image)  # the whole view moved: not a hand
+            hand = False
         self.hand_frames += hand and still
         readings = None
         if still and not hand:

@@ -65,6 +65,12 @@ class HandWatch:
         self._inside_key = None
         self._hand_since = None
 
+    def adopt(self, image: np.ndarray) -> None:
+        """Take `image` as the table with no hand over it (e.g. the camera was bumped: the
+        markers moved, so the change is the view, not a hand)."""
+        self._ref = self._small(image)
+        self._hand_since = None
+
     def _small(self, image: np.ndarray) -> np.ndarray:
         c = self.config
         h, w = image.shape[:2]
