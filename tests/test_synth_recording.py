@@ -94,3 +94,50 @@ def test_bad_record_is_one_line_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "record" in err and "Traceback" not in err
     assert main(["render", "recording", str(tmp_path / "none.json"), str(tmp_path / "o")]) == 2
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--hand-rest", "3,1"],
+        ["--hand-rest", "nan,1"],
+        ["--hand-rest", "1"],
+        ["--hand-rest", "0,31"],
+        ["--cascade-mm", "5,9"],
+        ["--cascade-mm", "22,12"],
+    ],
+)
+def test_bad_hand_rest_or_cascade_is_one_line_error(tmp_path, capsys, option):
+    record = tmp_path / "game.json"
+    record.write_text("{}")
+    assert main(["render", "recording", str(record), str(tmp_path / "o"), *option]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and option[0] in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_resting_hands_are_still_frames_over_the_table(tmp_path):
+    """--hand-rest: after about half the actions the hand stays, perfectly still, for the
+    drawn time; meta.json says where (rest_frames) and every frame with a hand (hand_frames)."""
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["simulate", "--mode", "solo", "--seed", "62", "--json"]) == 0
+    record = json.loads(buf.getvalue())
+    record["turns"] = record["turns"][:2]
+    (tmp_path / "g.json").write_text(json.dumps(record))
+    out = tmp_path / "out"
+    args = ["render", "recording", str(tmp_path / "g.json"), str(out), "--no-scoring"]
+    args += ["--width", "640", "--fps", "5", "--hand-rest", "1,2", "--warm"]
+    assert main(args) == 0
+    meta, frames = _frames(out)
+    assert meta["warm"] and meta["kelvin"] <= 3200
+    assert meta["rest_frames"]
+    for a, b in meta["rest_frames"]:
+        assert 5 <= b - a <= 10  # 1-2 s at 5 frames/s
+        assert any(h0 <= a and b <= h1 for h0, h1 in meta["hand_frames"])
+        for k in range(a + 1, b):  # perfectly still (up to the video codec)
+            assert np.abs(frames[k].astype(np.float32) - frames[a]).mean() < 0.5
+        assert np.abs(frames[b].astype(np.float32) - frames[a]).mean() > 1.0  # then it leaves
