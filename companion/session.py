@@ -13,11 +13,12 @@ view carries to the screen; `companion run` then exits non-zero so systemd resta
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
@@ -168,7 +169,12 @@ class EventSinks:
 
     With `start` and no `game_id`, the game's log entry is made by `start()` at its first
     event: a game in which nothing happened (a camera that never opened, an app closed on
-    the New game screen) leaves no empty game behind for `--resume` to pick up."""
+    the New game screen) leaves no empty game behind for `--resume` to pick up.
+
+    Inside `with sinks.atomic():` events are held and logged in one transaction at the end:
+    the pipeline wraps each frame (and each command) in it, so a settled change of the table
+    and everything it made the game say are in the log together or not at all, and a game
+    resumed after a power cut never starts from half a step."""
 
     def __init__(
         self,
@@ -180,20 +186,53 @@ class EventSinks:
     ) -> None:
         self.log, self.game_id, self.jsonl, self.echo = log, game_id, jsonl, echo
         self.start = start
+        self._held: list[Event] | None = None
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Hold the events emitted inside and write them together when it ends."""
+        if self._held is not None:  # already inside one
+            yield
+            return
+        self._held = []
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            self._write(held)
 
     def __call__(self, event: Event) -> None:
+        if self._held is not None:
+            self._held.append(event)
+        else:
+            self._write([event])
+
+    def _write(self, events: list[Event]) -> None:
+        if not events:
+            return
         if self.log is not None and self.game_id is None and self.start is not None:
             self.game_id = self.start()
         if self.log is not None and self.game_id is not None:
-            self.log.append(self.game_id, event)
-            if event.get("type") == "game_over":  # over: no longer offered for --resume
-                final = {k: v for k, v in event.items() if k not in ("t", "type", "unserved")}
-                self.log.finish(self.game_id, final)
+            if len(events) == 1:
+                self.log.append(self.game_id, events[0])
+            else:
+                self.log.append_many(self.game_id, events)
+            for event in events:
+                if event.get("type") == "game_over":  # over: no longer offered for --resume
+                    final = {k: v for k, v in event.items() if k not in ("t", "type", "unserved")}
+                    self.log.finish(self.game_id, final)
         if self.jsonl is not None:
-            self.jsonl.write(json.dumps(event) + "\n")
+            self.jsonl.write("".join(json.dumps(event) + "\n" for event in events))
             self.jsonl.flush()
         if self.echo is not None:
-            self.echo(event)
+            for event in events:
+                self.echo(event)
+
+
+def atomic(follower: GameFollower) -> contextlib.AbstractContextManager[None]:
+    """`follower.sink.atomic()` when its sink is an EventSinks, else nothing to hold."""
+    sink = follower.sink
+    return sink.atomic() if isinstance(sink, EventSinks) else contextlib.nullcontext()
 
 
 class Session:
@@ -245,7 +284,8 @@ class Session:
                 if frame is None:
                     self.source_ended = True
                     break
-                self.pipeline.process(frame)
+                with atomic(self.pipeline.follower):
+                    self.pipeline.process(frame)
                 self._publish(frame.image)
             self._drain()
         except CameraError as exc:
@@ -280,7 +320,8 @@ class Session:
         more) is logged and dropped: it must not stop following. A log that cannot be written
         still stops it (raised)."""
         try:
-            command()
+            with atomic(self.pipeline.follower):
+                command()
         except CompanionError as exc:
             if not isinstance(exc, ValueError):
                 raise

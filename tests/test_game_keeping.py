@@ -486,3 +486,48 @@ def test_a_correction_the_follower_refuses_does_not_stop_following(tmp_path, cap
     assert len([e for e in follower.events if e["type"] == "card_added"]) == 4 + 15
     refused = [r.getMessage() for r in caplog.records if "correction refused" in r.getMessage()]
     assert len(refused) == 2, refused
+
+
+# -- a step is logged whole or not at all ------------------------------------------------------
+
+STEPS_CHILD = """
+import sys
+from companion.session import EventSinks
+from companion.tracking.gamelog import GameLog
+
+log = GameLog.open(sys.argv[1])
+gid = log.new_game("2p", ["Alice", "Bob"], "usb:0")
+print(gid, flush=True)
+sinks = EventSinks(log, gid)
+for step in range(1_000_000):
+    with sinks.atomic():  # one settled change: its observations and what they made happen
+        for k in range(6):
+            sinks({"t": step / 10, "type": "card_added", "card": "nori-4", "step": step, "k": k})
+    print(step, flush=True)
+"""
+
+
+@pytest.mark.parametrize("kill_after", [1, 5, 12, 25, 40])
+def test_a_kill_mid_step_leaves_whole_steps_only(tmp_path, kill_after):
+    """What --resume starts from: never half a step (e.g. a card taken from the Fridge logged
+    without the turn it ended)."""
+    import signal
+
+    path = tmp_path / "games.sqlite"
+    child = subprocess.Popen(
+        [sys.executable, "-c", STEPS_CHILD, str(path)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert child.stdout is not None
+    gid = child.stdout.readline().strip()
+    acked = -1
+    while acked < kill_after:
+        acked = int(child.stdout.readline())
+    child.send_signal(signal.SIGKILL)  # mid-stream: the child is busy writing steps
+    acked = max([acked, *(int(x) for x in child.stdout.read().split())])
+    child.wait()
+    with GameLog.open(path) as log:
+        events = log.events(gid)
+    assert len(events) % 6 == 0, f"{len(events)} events: a step was cut"
+    steps = [(e["step"], e["k"]) for e in events]
+    assert steps == [(s, k) for s in range(len(events) // 6) for k in range(6)]
+    assert len(events) // 6 >= acked + 1, "an acknowledged step was lost"

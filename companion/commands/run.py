@@ -143,7 +143,14 @@ def follow(
     from companion.deck.deckdir import load_deck
     from companion.errors import BadInputError
     from companion.recap.crops import BowlCropper, CropStore
-    from companion.session import EventSinks, Session, TablePipeline, describe, scoreboard
+    from companion.session import (
+        EventSinks,
+        Session,
+        TablePipeline,
+        atomic,
+        describe,
+        scoreboard,
+    )
     from companion.tracking.follower import GameFollower
     from companion.tracking.gamelog import GameLog, LogLock
     from companion.vision.backends import load_model
@@ -227,7 +234,8 @@ def follow(
             )
             if args.headless:
                 for frame in source:
-                    pipeline.process(frame)
+                    with atomic(pipeline.follower):  # a step is logged whole or not at all
+                        pipeline.process(frame)
                 source_ended = True
             else:
                 session = Session(source, pipeline, new_follower=make_follower)
@@ -269,7 +277,8 @@ def follow(
         game_id = games[-1] if games else None
         view = follower.view()
         if source_ended and view.final is None and view.phase != "setup":
-            follower.finish()  # a recording played to its end is the whole game
+            with atomic(follower):
+                follower.finish()  # a recording played to its end is the whole game
         final = follower.view().final
         if final is not None and game_id is not None:
             log.finish(game_id, final)

@@ -209,6 +209,36 @@ class GameLog:
         assert cur.lastrowid is not None
         return cur.lastrowid
 
+    def append_many(self, game_id: str, events: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Log several events in one transaction: after a power cut either all of them are in
+        the log or none is (one settled change of the table and what it made the game say, so
+        a resumed game never finds a step half written). Returns their seqs."""
+        rows = [_split_event(event) for event in events]
+        if not rows:
+            return []
+        seqs: list[int] = []
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for t, kind, payload in rows:
+                        cur = self._conn.execute(
+                            "INSERT INTO events (game_id, t, type, payload, created) "
+                            "SELECT id, ?, ?, ?, ? FROM games WHERE id = ?",
+                            (t, kind, payload, time.time(), game_id),
+                        )
+                        if cur.rowcount != 1:
+                            raise BadInputError(f"unknown game id {game_id!r} in {self.path}")
+                        assert cur.lastrowid is not None
+                        seqs.append(cur.lastrowid)
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise GameLogError(f"cannot write to game log {self.path}: {exc}") from exc
+        return seqs
+
     def append_correction(self, game_id: str, kind: str, t: float, **fields: Any) -> int:
         """Log a person's correction, type `correction_<kind>`: e.g.
         `append_correction(gid, "card", t, seq=41, card="nori-4")` or `("undo", t, seq=57)`."""
