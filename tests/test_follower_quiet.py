@@ -72,6 +72,38 @@ def test_a_fridge_card_gone_and_back_is_paired_only_within_the_window(
     assert found == ({0, len(events) - 1} if paired else set())
 
 
+def test_the_card_a_new_card_lands_on_is_covered_quietly() -> None:
+    """A cascade laid tight: as negi-1 lands in Bowl 1 the strip of menma-7 above it goes out
+    of sight in the same settled change. menma-7 still counts, nobody is told off, and the
+    bowl is served whole."""
+    tb = alice_plays_both()
+    tb.remove("ajitama-0")
+    tb.refill("kamaboko-0")
+    del tb.cards["menma-7"]
+    out = tb.play("negi-1", "bowl-1")  # one change: negi-1 in, menma-7 out of sight
+    assert kinds(out, "card_hidden") == [] and codes(out) == []
+    assert tb.f.view().bowls[0].cards == ("menma-7", "negi-1")
+    out = tb.play("shiitake-6", "bowl-1")  # Bob's second card into the same bowl
+    assert codes(out) == ["same_bowl_twice"]  # a real fault is still warned
+
+
+def test_a_card_lost_elsewhere_in_the_bowl_is_still_noticed() -> None:
+    """Only the card the new one landed on is read as covered: another card of the bowl gone
+    in the same change is a notice (and alone in a change, as before)."""
+    tb = Table()
+    tb.play("menma-7", "bowl-1")
+    tb.play("nori-0", "bowl-2")
+    tb.remove("ajitama-0")
+    tb.refill("kamaboko-0")
+    tb.play("negi-1", "bowl-1")
+    tb.play("chashu-1", "bowl-2")
+    tb.remove("ajitama-1")
+    tb.refill("kamaboko-1")
+    del tb.cards["menma-7"]
+    out = tb.play("shiitake-2", "bowl-1")  # landed on negi-1, yet menma-7 went
+    assert [(e["card"], e["region"]) for e in kinds(out, "card_hidden")] == [("menma-7", "bowl-1")]
+
+
 def test_a_take_seen_before_the_second_play_settles_is_quiet() -> None:
     tb = Table()
     tb.play("menma-7", "bowl-1")

@@ -119,6 +119,8 @@ class _Game:
     """Ready bowl -> (reason, seat whose turn made it ready, that turn's number)."""
     served: list[_Pile] = field(default_factory=list)
     gone: set[str] = field(default_factory=set)
+    landed: dict[str, list[str]] = field(default_factory=dict)
+    """Cards laid in each bowl in the settled change being read."""
     pending: list[str] = field(default_factory=list)
     """Turn steps seen early (`take`, `refill`), applied when the turn reaches them."""
     missed_refills: int = 0
@@ -203,6 +205,10 @@ class _Game:
             self.begin_scoring()
         tokens: list[tuple[str, str, Any]] = []
         clears: dict[str, list[str]] = {}
+        self.landed = {
+            b: [ev["card"] for ev in obs if ev["region"] == b and ev["type"] == "card_added"]
+            for b in BOWLS
+        }
         for ev in obs:
             card, region, added = ev["card"], ev["region"], ev["type"] == "card_added"
             if region == _SCAN:
@@ -399,6 +405,16 @@ class _Game:
         """No card of the bowl is seen any more once `removed` are gone too."""
         return set(removed) | self.leaving[bowl] | self.hidden[bowl] >= set(self.bowls[bowl])
 
+    def covered(self, bowl: str) -> str | None:
+        """The card a card laid in this same settled change landed on (the bowl's last card
+        before it): a cascade laid a little tight hides its strip, the commonest way a bowl
+        card goes out of sight. Read as covered: it still counts, nobody is told off."""
+        landed = self.landed.get(bowl, [])
+        if not landed:
+            return None
+        before = [c for c in self.bowls[bowl] if c not in landed]
+        return before[-1] if before else None
+
     def clear(self, bowl: str, cards: tuple[str, ...]) -> None:
         unseen = self.leaving[bowl] | self.hidden[bowl]
         removed = [c for c in cards if c in self.bowls[bowl] and c not in unseen]
@@ -415,8 +431,10 @@ class _Game:
             return
         if not self.out_of_sight(bowl, removed):
             self.hidden[bowl].update(removed)
+            covered = self.covered(bowl)
             for card in removed:
-                self.notice(card, bowl)
+                if card != covered:
+                    self.notice(card, bowl)
             return
         self.warn("bowl_taken_unready", bowl=bowl)
         for c in list(self.bowls[bowl]):
