@@ -125,6 +125,32 @@ def test_a_refill_seen_before_the_take_is_quiet() -> None:
     assert tb.f.view().current_player == "Bob"
 
 
+def test_the_last_serve_seen_with_the_sweep_and_the_first_pile_is_a_serve() -> None:
+    """Hands never left the table long enough between the last turn's serve, the sweep of the
+    unserved bowls and the first pile spread for scoring: one change holds all three. The
+    ready bowl was served (to the player whose turn made it ready); only the others were
+    discarded."""
+    tb = Table()
+    tb.first_turns()
+    tb.play("menma-6", "bowl-2")  # Alice: bowl 2 at 7
+    tb.play("negi-2", "bowl-3")
+    tb.remove("ajitama-2")
+    tb.refill("kamaboko-2")
+    tb.play("shiitake-7", "bowl-2")  # Bob: bowl 2 at 14, ready
+    tb.play("negi-3", "bowl-1")
+    for c in [c for c, r in tb.cards.items() if r.startswith("bowl-")]:
+        del tb.cards[c]
+    tb.cards.update({"menma-7": "scan", "negi-7": "scan"})
+    out = tb.commit()
+    served = kinds(out, "bowl_served")
+    assert [(e["region"], e["player"], sorted(e["cards"])) for e in served] == [
+        ("bowl-2", "Bob", ["chashu-1", "menma-6", "nori-0", "shiitake-7"])
+    ]
+    assert codes(out) == [] and kinds(out, "card_hidden") == []
+    over = kinds(tb.f.finish(), "game_over")[0]
+    assert over["unserved"] == {"bowl-1": ["negi-3"], "bowl-3": ["negi-2"]}
+
+
 # -- what no legal reading explains: warned every time ---------------------------------------
 @pytest.mark.parametrize(
     ("moves", "code", "params"),

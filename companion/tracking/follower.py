@@ -201,7 +201,18 @@ class _Game:
         self.t = float(obs[0].get("t", self.t))
         if any(ev["region"] == _SCAN and ev["type"] == "card_added" for ev in obs):
             # the first pile spread for scoring: bowls swept away in the same change are the
-            # end-of-game discard, not bowls taken before they were ready
+            # end-of-game discard, not bowls taken before they were ready; but a ready bowl
+            # emptied is served, whatever else the change holds (the last turn's serve, seen
+            # in one change with the sweep and the first pile while hands kept moving)
+            if self.phase == "playing":
+                for b in BOWLS:
+                    gone = [
+                        ev["card"]
+                        for ev in obs
+                        if ev["region"] == b and ev["type"] == "card_removed"
+                    ]
+                    if b in self.ready and gone and self.out_of_sight(b, gone):
+                        self.clear(b, tuple(gone))
             self.begin_scoring()
         tokens: list[tuple[str, str, Any]] = []
         clears: dict[str, list[str]] = {}
