@@ -2,17 +2,29 @@
 
 Run it on the Pi itself (the same script runs here, so the figures compare):
 
-    .venv/bin/python benchmarks/pipeline_speed.py [RECORDING] [--backend ncnn] [--max-frames N]
+    .venv/bin/python benchmarks/pipeline_speed.py [RECORDING] [--threads 1] [--json]
 
-RECORDING is a video or a folder of images; default: the bundled demo recording
-(companion/assets/demo/recording.mp4), else the golden frames in tests/data/golden (each image
-held for --hold frames, so the table is still and the detector runs). Every frame goes through
-the real `TablePipeline` (motion gate -> markers -> rectified view -> YOLO -> naming -> settler
--> game follower); each stage is timed by wrapping it, nothing is re-implemented.
+RECORDING is a video or a folder of images; default: the bundled demo game
+(companion/assets/demo/record.json) re-rendered at the Pi camera's real frame rate (--fps,
+default 15) and cached under runs/speed/ (the bundled recording.mp4 itself is 4 frames/s, too
+slow a camera to time announcements on); a folder's images are each held for --hold frames.
+With --json the last line is one JSON object (other tools read these names): `step_ms` (median
+detection step: markers, warp, finder, naming), `reference_ms` (YOLO11n at 640, same backend,
+same run), `ratio`, `ready_median_ms` / `ready_p95_ms` (table settled -> `bowl_ready`, live
+here), `fps` (the source's), `pipeline_fps`, `peak_rss_mb` (the pipeline's
+process; the reference runs in a child), and
+their Pi 5 projections (`*_pi5`), plus the checks that speed did not cost correctness:
+`ready_events` / `ready_expected` / `ready_false` (announcements with no ready bowl in the
+truth replay: a later-withdrawn one counts here), `spurious` camera changes, `exact` result.
+
+Every frame goes through the real `TablePipeline` (motion gate -> markers -> rectified view ->
+YOLO -> naming -> settler -> game follower); each stage is timed by wrapping it, nothing is
+re-implemented.
 
 Method of the Pi 5 projection: absolute times on another machine do not carry to a Pi, ratios
 do. In the same run the reference YOLO11n at imgsz 640 (benchmarks/detect_latency.py) is timed on
-the same backend and thread count; ultralytics publishes that model on a Pi 5 (NCNN 88 ms, ONNX
+the same backend and thread count, once every --ref-every detections (in a child process, so a
+busy machine slows both alike); ultralytics publishes that model on a Pi 5 (NCNN 88 ms, ONNX
 168 ms, PyTorch 405 ms). Each stage measured here is scaled by published / reference-here, i.e.
 projected = (stage / reference) x 88 ms for NCNN, the Pi's backend. It assumes the CPU-bound
 OpenCV/numpy stages slow down like the network does; on a Pi run the projection is ~1x (a check).
@@ -32,6 +44,7 @@ Pi 5 projection.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -52,13 +65,13 @@ from detect_latency import (  # noqa: E402
     PI5_REFERENCE_NCNN_MS,
     _reference,
     reference_models,
-    time_ms,
 )
 
 PI5_PUBLISHED_MS = {"ncnn": PI5_REFERENCE_NCNN_MS, "onnx": 168.0, "torch": 405.0}
 """ultralytics Raspberry Pi guide: YOLO11n at 640 on a Pi 5, by export format."""
 DEMO = ROOT / "companion" / "assets" / "demo" / "recording.mp4"
-GOLDEN = ROOT / "tests" / "data" / "golden"
+CACHE = ROOT / "runs" / "speed"
+"""Rendered sources (the demo game at other frame rates)."""
 STAGES = (
     "decode",
     "motion",
@@ -111,16 +124,136 @@ def held_frames(folder: Path, hold: int, fps: float) -> Iterator[Any]:
                 index += 1
 
 
+def _reference_worker(backend: str, threads: int, conn: Any) -> None:
+    """Child process: times one reference inference per request (its memory is not ours)."""
+    refs = reference_models()
+    ref = _reference(backend, refs[backend], threads)
+    square = np.full((640, 640, 3), 114, np.uint8)
+    ref(square)  # warm-up
+    ref(square)
+    while conn.recv():
+        t = time.perf_counter()
+        ref(square)
+        conn.send((time.perf_counter() - t) * 1000)
+
+
+class ReferenceTimer:
+    """The reference YOLO11n 640 timed in a child process, between the pipeline's frames, so
+    both see the same load on a busy machine (one figure at the end would not) and the
+    pipeline's peak memory is its own."""
+
+    def __init__(self, backend: str, threads: int) -> None:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(
+            target=_reference_worker, args=(backend, threads, child), daemon=True
+        )
+        self._proc.start()
+        self.ms: list[float] = []
+
+    def sample(self, n: int = 1) -> None:
+        for _ in range(n):
+            self._conn.send(True)
+            self.ms.append(float(self._conn.recv()))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._conn.send(False)
+        self._proc.join(timeout=10)
+
+
+def demo_at(fps: float) -> Path:
+    """The bundled demo game rendered at `fps` (cached under runs/speed/, rendered once)."""
+    out = CACHE / f"demo-{fps:g}fps"
+    meta = out / "meta.json"
+    if meta.exists() and json.loads(meta.read_text(encoding="utf-8")).get("fps") == fps:
+        video = out / json.loads(meta.read_text(encoding="utf-8"))["video"]
+        if video.exists():
+            return video
+    from companion.deck.deckdir import load_deck
+    from companion.synth.recording import RecordingSpec, render_recording
+
+    print(f"rendering the demo game at {fps:g} fps into {out} (once) ...", file=sys.stderr)
+    width = int(json.loads((DEMO.parent / "meta.json").read_text())["camera"]["image_size"][0])
+    render_recording(
+        DEMO.parent / "record.json", out, RecordingSpec(fps=fps, width=width), load_deck(None)
+    )
+    return out / json.loads(meta.read_text(encoding="utf-8"))["video"]
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (MB)."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def expected_ready(truth: list[dict[str, Any]], mode: str, players: Any) -> list[dict[str, Any]]:
+    """The bowl_ready events the game follower gives on the recording's true table changes."""
+    from companion.tracking.follower import GameFollower
+
+    follower = GameFollower(mode, players)
+    table: dict[str, str] = {}
+    out: list[dict[str, Any]] = []
+    by_t: dict[float, list[dict[str, Any]]] = defaultdict(list)
+    for e in truth:
+        if e.get("type") in ("card_added", "card_removed"):
+            by_t[float(e["t"])].append(e)
+    for t in sorted(by_t):
+        for e in by_t[t]:
+            if e["type"] == "card_removed" and table.get(e["card"]) == e["region"]:
+                del table[e["card"]]
+        for e in by_t[t]:
+            if e["type"] == "card_added":
+                table[e["card"]] = e["region"]
+        out += [e for e in follower.update(dict(table), t) if e["type"] == "bowl_ready"]
+    return out
+
+
+def false_ready(seen: list[dict[str, Any]], expected: list[dict[str, Any]]) -> int:
+    """Announcements matching no true one (same bowl, same sum, in order, not earlier than the
+    true change): a bowl announced on a misread card, or announced twice because a card was
+    withdrawn in between."""
+    left = list(expected)
+    false = 0
+    for e in seen:
+        k = next(
+            (
+                i
+                for i, x in enumerate(left)
+                if x["region"] == e["region"] and x["sum"] == e["sum"] and x["t"] <= e["t"] + 0.5
+            ),
+            None,
+        )
+        if k is None:
+            false += 1
+        else:
+            left.pop(k)
+    return false
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("recording", nargs="?", type=Path, help="video or image folder")
+    ap.add_argument(
+        "--fps", type=float, default=15.0, help="frame rate of the default source (default 15)"
+    )
     ap.add_argument("--backend", choices=("ncnn", "onnx", "torch"), help="default: ncnn if present")
     ap.add_argument("--models", type=Path, default=None, help="models folder (default models/)")
     ap.add_argument("--threads", type=int, default=None, help="inference threads (default <= 4)")
     ap.add_argument("--max-frames", type=int, default=None, help="stop after N frames")
     ap.add_argument("--hold", type=int, default=5, help="frames per image of a folder")
-    ap.add_argument("--repeat", type=int, default=10, help="reference runs (median)")
+    ap.add_argument(
+        "--ref-every",
+        type=int,
+        default=8,
+        help="time the reference once every N detections (default 8), and 10 times at the end",
+    )
     ap.add_argument("--mode", default=None, help="game mode (default: record.json, else 2p)")
+    ap.add_argument("--json", action="store_true", help="last line: one JSON object of figures")
     args = ap.parse_args()
 
     import os
@@ -135,7 +268,7 @@ def main() -> int:
     from companion.tracking.follower import GameFollower
     from companion.vision.backends import MODELS_DIR, load_model, model_path
 
-    recording = args.recording or (DEMO if DEMO.exists() else GOLDEN)
+    recording = args.recording or demo_at(args.fps)
     models_dir = args.models or MODELS_DIR
     backend = args.backend
     if backend is None and model_path("ncnn", models_dir).exists():
@@ -147,6 +280,7 @@ def main() -> int:
 
     record_path = recording.parent / "record.json" if recording.is_file() else None
     mode, players = args.mode or "2p", None
+    record: dict[str, Any] = {}
     if record_path is not None and record_path.exists():
         record = json.loads(record_path.read_text(encoding="utf-8"))
         mode, players = args.mode or record["mode"], record["players"]
@@ -167,8 +301,10 @@ def main() -> int:
 
     pipeline.motion.update = motion  # type: ignore[method-assign]
 
+    fps = args.fps
     if recording.is_dir():
-        frames: Iterator[Any] = held_frames(recording, args.hold, 4.0)
+        fps = 4.0
+        frames: Iterator[Any] = held_frames(recording, args.hold, fps)
         images = [p for p in recording.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES]
         total, source = len(images) * args.hold, None
         what = f"{recording} (folder, each image held {args.hold} frames at 4 fps)"
@@ -177,19 +313,35 @@ def main() -> int:
         source.open()
         frames = iter(source)
         total = getattr(source, "frame_count", None)
-        what = f"{recording} ({getattr(source, 'fps', 0):g} fps)"
+        fps = float(getattr(source, "fps", 0) or 0)
+        what = f"{recording} ({fps:g} fps)"
     if args.max_frames:
         total = min(total or args.max_frames, args.max_frames)
 
+    print(
+        "reference: YOLO11n imgsz 640 on the same backend, timed in a child process between "
+        "frames (built once in runs/reference) ...",
+        file=sys.stderr,
+    )
+    reference = ReferenceTimer(model.backend, threads)
+    reference.sample(3)
+    ref_total = 0.0
+    """Seconds spent timing the reference, taken out of the pipeline's clock."""
     process_ms: list[float] = []
+    step_ms: list[float] = []
+    """Per frame that was read (markers found): markers + detect (warp, finder, naming)."""
     starts: list[float] = []
     ends: list[float] = []
     times: list[float] = []
     events: list[tuple[int, dict[str, Any]]] = []
+    strips = [0, 0]
+    """Strips found, strips named (the others kept their name: same place, same pixels)."""
     size = (0, 0)
     t_all = time.perf_counter()
     try:
-        for i in tqdm(range(total or 10**9), total=total, desc="pipeline", unit="frame"):
+        for i in tqdm(
+            range(total or 10**9), total=total, desc="pipeline", unit="frame", disable=args.json
+        ):
             t0 = time.perf_counter()
             frame = next(frames, None)
             timings.ms["decode"].append((time.perf_counter() - t0) * 1000)
@@ -197,18 +349,36 @@ def main() -> int:
                 timings.ms["decode"].pop()
                 break
             size = (frame.image.shape[1], frame.image.shape[0])
+            n_detect = len(timings.ms["detect"])
+            n_cal = len(timings.ms["calibrate"])
             t1 = time.perf_counter()
             for e in pipeline.process(frame):
                 events.append((i, e))
             t2 = time.perf_counter()
-            starts.append(t1)
-            ends.append(t2)
+            starts.append(t1 - ref_total)
+            ends.append(t2 - ref_total)
+            if len(timings.ms["detect"]) > n_detect:
+                if len(step_ms) % args.ref_every == 0:
+                    t3 = time.perf_counter()
+                    reference.sample()
+                    ref_total += time.perf_counter() - t3
+                if pipeline.last_reading is not None:
+                    strips[0] += pipeline.last_reading.strips
+                    strips[1] += getattr(
+                        pipeline.last_reading, "named", pipeline.last_reading.strips
+                    )
+                step_ms.append(
+                    sum(timings.ms["calibrate"][n_cal:]) + sum(timings.ms["detect"][n_detect:])
+                )
             times.append(frame.t)
             process_ms.append((t2 - t1) * 1000)
     finally:
         if source is not None:
             source.close()
-    wall = time.perf_counter() - t_all
+    wall = time.perf_counter() - t_all - ref_total
+    peak_mb = peak_rss_mb()
+    reference.sample(10)
+    reference.close()
     n = len(process_ms)
     if n == 0:
         print(f"no frames in {recording}", file=sys.stderr)
@@ -226,11 +396,11 @@ def main() -> int:
 
     print(f"\n{what}: {n} frames of {size[0]}x{size[1]}, {len(ms['yolo'])} detections")
     print(f"backend {model.backend}, {threads} threads, models {models_dir}")
-    print("reference: YOLO11n imgsz 640 on the same backend (building it once in runs/) ...")
-    refs = reference_models()
-    ref = _reference(model.backend, refs[model.backend], threads)
-    square = np.full((640, 640, 3), 114, np.uint8)
-    ref_ms = time_ms(lambda: ref(square), args.repeat)
+    ref_ms = statistics.median(reference.ms)
+    print(
+        f"reference YOLO11n 640 on {model.backend}: {ref_ms:.1f} ms (median of "
+        f"{len(reference.ms)} timed between the frames, in a child process)"
+    )
     published = PI5_PUBLISHED_MS[model.backend]
     scale = published / ref_ms
 
@@ -246,9 +416,15 @@ def main() -> int:
         )
     print(f"{'total':<14}{'':>6}{'':>9}{total_frame:>10.1f}{'':>13}{total_frame * scale:>14.1f}")
     yolo = statistics.median(ms["yolo"]) if ms["yolo"] else float("nan")
+    step = statistics.median(step_ms) if step_ms else float("nan")
     print(
         f"\nend to end: {n} frames in {wall:.1f} s = {n / wall:.1f} fps here "
         f"(decode + pipeline); Pi 5 projection {n / (wall * scale):.1f} fps"
+    )
+    print(
+        f"detection step {step:.1f} ms (median of {len(step_ms)}: markers, warp, YOLO, naming) "
+        f"vs reference YOLO11n 640 {ref_ms:.1f} ms here: ratio {step / ref_ms:.2f}; "
+        f"Pi 5 projection {step * scale:.0f} ms"
     )
     print(
         f"YOLO {yolo:.1f} ms (median) vs reference YOLO11n 640 {ref_ms:.1f} ms here: "
@@ -264,7 +440,64 @@ def main() -> int:
             f"note: a Pi runs NCNN; this {model.backend} projection uses the published "
             f"{model.backend} figure. Run with --backend ncnn for the Pi's own path."
         )
-    _settle_delays(events, scores, times, starts, ends, process_ms, pipeline, scale)
+    delays = _settle_delays(events, scores, times, starts, ends, process_ms, pipeline, scale)
+    seen = [e for _, e in events if e.get("type") == "bowl_ready"]
+    figures: dict[str, Any] = {
+        "source": str(recording),
+        "backend": model.backend,
+        "threads": threads,
+        "frames": n,
+        "detections": len(step_ms),
+        "step_ms": round(step, 1),
+        "reference_ms": round(ref_ms, 1),
+        "ratio": round(step / ref_ms, 3),
+        "yolo_ms": round(yolo, 1),
+        "strips_found": strips[0],
+        "strips_named": strips[1],
+        "step_pi5_ms": round(step * scale, 1),
+        "ready_median_ms": None,
+        "ready_p95_ms": None,
+        "ready_median_pi5_ms": None,
+        "ready_p95_pi5_ms": None,
+        "fps": round(fps, 2),
+        "pipeline_fps": round(n / wall, 1),
+        "pipeline_fps_pi5": round(n / (wall * scale), 1),
+        "peak_rss_mb": round(peak_mb, 1),
+        "ready_events": len(seen),
+        "load": round(os.getloadavg()[0], 2),
+    }
+    if delays is not None:
+        live, pi = delays
+        figures |= {
+            "ready_median_ms": round(statistics.median(live)),
+            "ready_p95_ms": round(float(np.percentile(live, 95))),
+            "ready_median_pi5_ms": round(statistics.median(pi)),
+            "ready_p95_pi5_ms": round(float(np.percentile(pi, 95))),
+        }
+    truth_path = recording.parent / "truth.jsonl" if recording.is_file() else None
+    if truth_path is not None and truth_path.exists():
+        from false_warnings import _spurious
+
+        truth = [json.loads(x) for x in truth_path.read_text().splitlines() if x.strip()]
+        expected = expected_ready(truth, mode, players)
+        run_events = [e for _, e in events]
+        over = [e for e in run_events if e.get("type") == "game_over"]
+        final = record.get("final", {})
+        figures |= {
+            "ready_expected": len(expected),
+            "ready_false": false_ready(seen, expected),
+            "spurious": _spurious(run_events, truth),
+            "exact": bool(over) and all(over[-1].get(k) == v for k, v in final.items()),
+        }
+        print(
+            f"bowl_ready: {len(seen)} announced, {len(expected)} in the truth replay, "
+            f"{figures['ready_false']} false; {figures['spurious']} spurious camera changes; "
+            f"final result {'exact' if figures['exact'] else 'WRONG'}"
+        )
+    print(f"strips: {strips[0]} found, {strips[1]} named (the others kept their names)")
+    print(f"peak memory {peak_mb:.0f} MB (this process: the pipeline without the reference)")
+    if args.json:
+        print(json.dumps(figures))
     return 0
 
 
@@ -277,13 +510,14 @@ def _settle_delays(
     process_ms: list[float],
     pipeline: Any,
     scale: float,
-) -> None:
-    """Scene settled (first still frame after the last motion) -> bowl_ready processed."""
+) -> tuple[list[float], list[float]] | None:
+    """Scene settled (first still frame after the last motion) -> bowl_ready processed:
+    (live here, Pi 5 projection) per event, or None when no bowl became ready."""
     threshold = pipeline.settle.motion_threshold
     ready = [(i, e) for i, e in events if e.get("type") == "bowl_ready"]
     if not ready:
         print("\nbowl_ready: none in this run (a longer recording or --max-frames yields some)")
-        return
+        return None
     rec, live, pi = [], [], []
     for k, _ in ready:
         s = k
@@ -295,11 +529,13 @@ def _settle_delays(
         live.append(max(rec_ms + process_ms[k], wall_ms))
         pi.append(max(rec_ms + process_ms[k] * scale, wall_ms * scale))
     print(
-        f"\nscene settled -> bowl_ready ({len(ready)} events, median): recording "
-        f"{statistics.median(rec):.0f} ms, live here {statistics.median(live):.0f} ms, "
-        f"Pi 5 projection {statistics.median(pi):.0f} ms "
+        f"\nscene settled -> bowl_ready ({len(ready)} events): median / 95th percentile: "
+        f"recording {statistics.median(rec):.0f} / {np.percentile(rec, 95):.0f} ms, "
+        f"live here {statistics.median(live):.0f} / {np.percentile(live, 95):.0f} ms, "
+        f"Pi 5 projection {statistics.median(pi):.0f} / {np.percentile(pi, 95):.0f} ms "
         f"(settled = first still frame after the motion that placed the card)"
     )
+    return live, pi
 
 
 if __name__ == "__main__":
