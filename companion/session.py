@@ -18,9 +18,10 @@ import json
 import logging
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 import cv2
 import numpy as np
@@ -30,8 +31,8 @@ from companion.errors import CompanionError
 from companion.tracking.follower import GameFollower
 from companion.tracking.settle import SettleConfig, TableSettler, readings_of
 from companion.tracking.view import GameView, SeenCard
-from companion.vision.calibration import TableCalibration, calibrate
-from companion.vision.detector import CardDetector, FrameReading
+from companion.vision.calibration import MarkerWatch, TableCalibration, calibrate
+from companion.vision.detector import SAME_VIEW_PX, CardDetector, FrameReading
 from companion.vision.hands import HandWatch
 from companion.vision.motion import MotionGate
 
@@ -64,18 +65,26 @@ class TablePipeline:
         self.hand_frames = 0
         self.calibration: TableCalibration | None = self.manual_calibration
         self.recalibrations = 0
+        self.markers = MarkerWatch()
         self.last_reading: FrameReading | None = None
         self.frames = 0
         self.detections = 0
 
     def _calibrate(self, image: np.ndarray) -> TableCalibration | None:
         """Markers every still frame: a bumped camera re-calibrates by itself. While markers
-        are hidden (hands, cups) the last good calibration stays in use."""
+        are hidden (hands, cups) the last good calibration stays in use. Markers whose
+        surroundings did not change since the calibration was measured are not looked for
+        again, and a calibration that moved by less than half a pixel is kept as it is (the same
+        rectified view frame after frame: strips that did not change keep their names)."""
+        if self.markers.same(image, self.calibration):
+            return self.calibration
         found = calibrate(image)
         if found is not None and len(found.markers) == 4:
             if self.calibration is not None and found.moved_from(self.calibration):
                 self.recalibrations += 1
-            self.calibration = found
+            if self.calibration is None or found.moved_from(self.calibration, SAME_VIEW_PX):
+                self.calibration = found
+            self.markers.watch(self.calibration, image)
         elif found is not None and self.calibration is None:
             self.calibration = found
         return self.calibration
@@ -235,8 +244,52 @@ def atomic(follower: GameFollower) -> contextlib.AbstractContextManager[None]:
     return sink.atomic() if isinstance(sink, EventSinks) else contextlib.nullcontext()
 
 
+_END: Final = object()
+"""The source reached its end."""
+_NOTHING: Final = object()
+"""No frame arrived within the wait."""
+
+
+class _Handoff:
+    """Frames from the capture thread to the pipeline thread. Live: only the newest frame
+    waits (the pipeline reads the table as it is now, never a backlog); a recording: up to
+    `size` frames wait and the reader waits for room (every frame is processed, in order)."""
+
+    def __init__(self, live: bool, size: int = 4) -> None:
+        self.live = live
+        self.size = 1 if live else size
+        self._items: deque[object] = deque()
+        self._cond = threading.Condition()
+        self.dropped = 0
+        """Live frames replaced by a newer one before the pipeline took them."""
+
+    def put(self, item: object, stop: threading.Event) -> None:
+        with self._cond:
+            if self.live:
+                while len(self._items) >= self.size and isinstance(self._items[0], Frame):
+                    self._items.popleft()
+                    self.dropped += 1
+            else:
+                while len(self._items) >= self.size and not stop.is_set():
+                    self._cond.wait(0.1)
+            self._items.append(item)
+            self._cond.notify_all()
+
+    def get(self, timeout: float) -> object:
+        """The oldest waiting item, or _NOTHING after `timeout` seconds."""
+        with self._cond:
+            if not self._items:
+                self._cond.wait(timeout)
+            if not self._items:
+                return _NOTHING
+            item = self._items.popleft()
+            self._cond.notify_all()
+            return item
+
+
 class Session:
-    """The pipeline over a source on a worker thread; the UI's Controller."""
+    """The pipeline over a source: a capture thread (frames to the screen at once) and a
+    pipeline thread (detection, game); the UI's Controller."""
 
     def __init__(
         self,
@@ -260,6 +313,8 @@ class Session:
         self._scale = 1.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._capture: threading.Thread | None = None
+        self._frames = _Handoff(live=False)
         self.error: str | None = None
         """Why the pipeline stopped early (one line), None while it runs or after a clean end."""
         self.ended = threading.Event()
@@ -268,25 +323,61 @@ class Session:
 
     # -- worker ----------------------------------------------------------------------------
     def start(self) -> None:
+        self._frames = _Handoff(live=bool(getattr(self.source, "is_live", False)))
+        self._capture = threading.Thread(target=self._read_frames, name="capture", daemon=True)
+        self._capture.start()
         self._thread = threading.Thread(target=self._run, name="pipeline", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop both threads; the source may be closed once this returns (the capture thread
+        is out of `read()`, unless the driver hangs in it for more than 5 s)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        if self._capture is not None:
+            self._capture.join(timeout=5)
+
+    def _read_frames(self) -> None:
+        """The capture thread: each frame is on the screen as soon as it is read, whatever the
+        detection is doing; the pipeline thread takes frames from the handoff (a live camera:
+        only the newest waits, as a camera drops frames; a recording: every frame, in order)."""
+        try:
+            while not self._stop.is_set():
+                frame = self.source.read()
+                if frame is None:
+                    self._frames.put(_END, self._stop)
+                    return
+                self._publish_preview(frame.image)
+                self._frames.put(frame, self._stop)
+        except BaseException as exc:  # raised again on the pipeline thread, in frame order
+            self._frames.put(exc, self._stop)
+
+    def _next_frame(self) -> Frame | None:
+        """The next frame for the pipeline (commands run while waiting); None at the end."""
+        while not self._stop.is_set():
+            self._drain()
+            item = self._frames.get(0.05)
+            if item is _NOTHING:
+                continue
+            if item is _END:
+                self.source_ended = True
+                return None
+            if isinstance(item, BaseException):
+                raise item
+            assert isinstance(item, Frame)
+            return item
+        return None
 
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                self._drain()
-                frame = self.source.read()
+                frame = self._next_frame()
                 if frame is None:
-                    self.source_ended = True
                     break
                 with atomic(self.pipeline.follower):
                     self.pipeline.process(frame)
-                self._publish(frame.image)
+                self._publish(None)
             self._drain()
         except CameraError as exc:
             self._fail(str(exc))
@@ -297,6 +388,7 @@ class Session:
             log.exception("the pipeline stopped")
             self._fail(f"{type(exc).__name__}: {exc}", logged=True)
         finally:
+            self._stop.set()  # the capture thread too
             self._publish(None)
             self.ended.set()
             if self.on_end is not None:
@@ -329,23 +421,26 @@ class Session:
         self._publish(None)
 
     def _publish(self, image: np.ndarray | None) -> None:
+        """The follower's view (and a preview of `image`) for the UI."""
         view = self.pipeline.follower.view()
-        preview = None
-        if image is not None:
-            scale = min(1.0, self.preview_width / image.shape[1])
-            preview = (
-                cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-                if scale < 1.0
-                else image
-            )
-            if self.calibration_view:
-                preview = preview.copy()  # never draw on the frame the pipeline read
-                draw_table(preview, self.pipeline.calibration, scale)
         with self._lock:
             self._view = view
-            if preview is not None:
-                self._frame = preview
-                self._scale = scale
+        if image is not None:
+            self._publish_preview(image)
+
+    def _publish_preview(self, image: np.ndarray) -> None:
+        scale = min(1.0, self.preview_width / image.shape[1])
+        preview = (
+            cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+            if scale < 1.0
+            else image
+        )
+        if self.calibration_view:
+            preview = preview.copy()  # never draw on the frame the pipeline reads
+            draw_table(preview, self.pipeline.calibration, scale)
+        with self._lock:
+            self._frame = preview
+            self._scale = scale
 
     def submit(self, command: Callable[[], Any]) -> None:
         """Run on the pipeline thread (or now, when it has ended)."""

@@ -154,3 +154,36 @@ def test_one_card_read_in_two_places_keeps_the_better_and_reports():
     kept, dropped = resolve_duplicates([b, a])
     assert [r.confidence for r in kept] == [0.9]
     assert dropped == [(a, b)]
+
+
+def test_a_strip_whose_pixels_did_not_change_keeps_its_name():
+    """Only strips that changed are named again: the same frame twice names nothing the
+    second time and reads the same cards; a strip painted over is named again, alone (with
+    any box it overlaps); another calibration (a bumped camera) names everything."""
+    from companion.deck.deckdir import load_deck
+    from companion.vision.backends import load_model
+    from companion.vision.calibration import TableCalibration, calibrate
+    from companion.vision.detector import CardDetector
+
+    det = CardDetector(load_model(), load_deck(None))
+    image = cv2.imread(str(FRAMES[0]))
+    cal = calibrate(image)
+    assert cal is not None
+    first = det.detect(image, cal)
+    assert first.strips > 5 and first.named == first.strips
+    again = det.detect(image.copy(), cal)
+    assert again.named == 0 and again.cards == first.cards
+    x1, y1, x2, y2 = min(first.cards, key=lambda r: r.box[3] - r.box[1]).box
+    painted = image.copy()  # one more dark dot on one strip: still a strip, not the same one
+    cv2.circle(painted, (round((x1 + 3 * x2) / 4), round((y1 + y2) / 2)), 3, (20, 20, 20), -1)
+    changed = det.detect(painted, cal)
+    assert changed.strips == first.strips
+    assert 1 <= changed.named <= 3
+    shifted = cal.image_from_plane.copy()
+    shifted[0, 2] += 3.0  # three pixels to the right: another view
+    moved = TableCalibration(shifted, cal.image_size, cal.markers, cal.error_px)
+    bumped = det.detect(image, moved)
+    assert bumped.named == bumped.strips > 0
+    fresh = CardDetector(load_model(), load_deck(None), reuse_names=False)
+    fresh.detect(image, cal)
+    assert fresh.detect(image, cal).named == first.strips

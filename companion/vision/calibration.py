@@ -118,6 +118,68 @@ def calibrate(image: np.ndarray, min_markers: int = MIN_MARKERS) -> TableCalibra
     return TableCalibration(h, (image.shape[1], image.shape[0]), tuple(sorted(found)), err)
 
 
+MARKER_MARGIN_MM = 10.0
+"""Around each marker: its white border and a little table, where a hand or a bump shows."""
+UNCHANGED_MARKER_LEVEL = 24
+"""Largest 3 x 3 mean grey change that still counts as the same picture (camera noise)."""
+
+
+class MarkerWatch:
+    """Have the markers stayed exactly where a calibration saw them? Finding markers costs a
+    fifth of a detection; comparing the pixels around them with the frame the calibration was
+    measured on costs almost nothing. `same(image)` is True when none of the four changed;
+    the caller then reuses the calibration (a bumped camera, a hand or a cup over a marker,
+    or new light changes them, and the markers are looked for again)."""
+
+    def __init__(self) -> None:
+        self._cal: TableCalibration | None = None
+        self._crops: list[tuple[tuple[int, int, int, int], np.ndarray]] = []
+
+    def reset(self) -> None:
+        self._cal = None
+        self._crops = []
+
+    def watch(self, cal: TableCalibration, image: np.ndarray) -> None:
+        """Remember the markers' surroundings in `image`, the frame `cal` was measured on."""
+        h, w = image.shape[:2]
+        m = MARKER_MARGIN_MM
+        self._crops = []
+        for r in layout.marker_squares().values():
+            pts = cal.to_image(
+                np.array(
+                    [
+                        [r.x0 - m, r.y0 - m],
+                        [r.x1 + m, r.y1 + m],
+                        [r.x0 - m, r.y1 + m],
+                        [r.x1 + m, r.y0 - m],
+                    ]
+                )
+            )
+            x0, y0 = np.floor(pts.min(axis=0)).astype(int)
+            x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
+            box = (max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1)))
+            if box[2] - box[0] < 4 or box[3] - box[1] < 4:
+                continue  # this marker lies outside the frame
+            self._crops.append((box, _gray(image[box[1] : box[3], box[0] : box[2]])))
+        self._cal = cal
+
+    def same(self, image: np.ndarray, cal: TableCalibration | None) -> bool:
+        """`cal` is the watched calibration and no marker's surroundings changed in `image`."""
+        if cal is None or cal is not self._cal or not self._crops:
+            return False
+        for (x0, y0, x1, y1), before in self._crops:
+            now = _gray(image[y0:y1, x0:x1])
+            if now.shape != before.shape:
+                return False
+            if float(cv2.blur(cv2.absdiff(now, before), (3, 3)).max()) > UNCHANGED_MARKER_LEVEL:
+                return False
+        return True
+
+
+def _gray(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
 def load_calibration(path: Path) -> TableCalibration:
     """Manual calibration: JSON {"image_size": [w, h], "corners_px": [[x, y] x4]}.
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Final
 
+import cv2
 import numpy as np
 
 from companion import layout
@@ -32,6 +34,15 @@ MIN_CONFIDENCE = 0.3
 """Readings below this are dropped (junk boxes on distractors score low on every card)."""
 SAME_CARD_MM = (layout.CARD_H_MM - layout.INDEX_STRIP_MM, 12.0)
 """Two strips of one id this far apart (+/- tolerance) are the two ends of one card."""
+SAME_BOX_IOU: Final = 0.8
+"""A box this close to one of the previous reading (same calibration) is the same strip..."""
+UNCHANGED_LEVEL: Final = 24
+"""... and keeps its name when no pixel of its top-down crop (3 x 3 mean of the largest
+channel difference) changed by more than this: camera noise stays under ~5 on a still table,
+a different numeral or one pip more changes a blob of pixels by 60-200."""
+CROP_MARGIN_PX: Final = 3
+SAME_VIEW_PX: Final = 0.5
+"""Calibrations closer than this (play-area corners, image px) see the same rectified view."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +67,52 @@ class FrameReading:
     """(kept, dropped) pairs: one id read in two places; the better reading was kept."""
     strips: int = 0
     """Strip boxes the detector found before naming."""
+    named: int = 0
+    """Strips named in this frame; the others kept the name they had in the previous one
+    (same place, same pixels)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Remembered:
+    """One strip of the previous reading: where it was, what it looked like, its name."""
+
+    box: tuple[int, int, int, int]
+    """Crop of the rectified view (x0, y0, x1, y1 px, margin included)."""
+    xyxy: np.ndarray
+    """The detector's box (rectified view px)."""
+    crop: np.ndarray
+    naming: Naming | None
+
+
+def _crop_box(xyxy: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    m = CROP_MARGIN_PX
+    h, w = shape[:2]
+    x0, y0 = max(0, int(xyxy[0]) - m), max(0, int(xyxy[1]) - m)
+    x1, y1 = min(w, math.ceil(xyxy[2]) + m), min(h, math.ceil(xyxy[3]) + m)
+    return x0, y0, max(x0 + 1, x1), max(y0 + 1, y1)
+
+
+def _box_mm(xyxy: np.ndarray, ppm: float) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = (float(v) / ppm for v in xyxy)
+    return x0, y0, x1, y1
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def unchanged(before: np.ndarray, after: np.ndarray, level: int = UNCHANGED_LEVEL) -> bool:
+    """No 3 x 3 patch of `after` differs from `before` by more than `level` (largest channel)."""
+    if before.shape != after.shape:
+        return False
+    diff = cv2.absdiff(before, after)
+    if diff.ndim == 3:
+        diff = diff.max(axis=2)
+    return float(cv2.blur(diff, (3, 3)).max()) <= level
 
 
 def is_default(deck: Deck) -> bool:
@@ -100,9 +157,12 @@ class CardDetector:
         deck: Deck | None = None,
         min_confidence: float = MIN_CONFIDENCE,
         classifier: StripClassifier | bool | None = True,
+        reuse_names: bool = True,
     ) -> None:
         """`classifier` (default deck only): True = the shipped strip classifier; False/None =
-        matching only.
+        matching only. `reuse_names`: a strip found where it was in the previous frame, with
+        the same pixels (same calibration), keeps its name instead of being named again (on a
+        still table only the card just laid is named).
 
         The default deck is named by its own strip layout (numeral panel, glyph, pips) and the
         shipped classifier; any other deck by BandNamer, which knows nothing of the design."""
@@ -110,6 +170,30 @@ class CardDetector:
         self.model = model if model is not None else load_model(name=finder_name(deck))
         self.namer = namer_for(deck, classifier)
         self.min_confidence = min_confidence
+        self.reuse_names = reuse_names
+        self._memory: tuple[TableCalibration, list[_Remembered]] | None = None
+        """(calibration, strips) of the previous frame read."""
+
+    def forget(self) -> None:
+        """Name every strip afresh at the next frame."""
+        self._memory = None
+
+    def _recall(
+        self, view: np.ndarray, cal: TableCalibration, xyxy: np.ndarray
+    ) -> tuple[bool, Naming | None]:
+        """(True, previous naming) when the strip boxed `xyxy` lies where it lay in the
+        previous frame with the same pixels, else (False, None)."""
+        if self._memory is None:
+            return False, None
+        before = self._memory[0]
+        if before is not cal and cal.moved_from(before, SAME_VIEW_PX):
+            return False, None
+        for old in self._memory[1]:
+            if _iou(old.xyxy, xyxy) >= SAME_BOX_IOU:
+                x0, y0, x1, y1 = old.box
+                if unchanged(old.crop, view[y0:y1, x0:x1]):
+                    return True, old.naming
+        return False, None
 
     def detect(self, image: np.ndarray, cal: TableCalibration | None = None) -> FrameReading:
         """Read one BGR frame; `cal` = a known calibration, else markers are looked for."""
@@ -121,8 +205,24 @@ class CardDetector:
         view = rectify(image, cal)
         dets = self.model.predict(view)
         ppm = layout.RECTIFIED_PX_PER_MM
-        boxes_mm = [tuple(float(v) / ppm for v in box) for box in dets.xyxy]
-        namings = self.namer.name_boxes(image, cal, boxes_mm)  # type: ignore[arg-type]
+        namings: list[Naming | None] = [None] * len(dets)
+        todo: list[int] = []
+        for k, xyxy in enumerate(dets.xyxy):
+            kept, naming = self._recall(view, cal, xyxy) if self.reuse_names else (False, None)
+            if kept:
+                namings[k] = naming
+            else:
+                todo.append(k)
+        if todo:  # one batch: every strip to name in one matching pass and one classifier call
+            boxes_mm = [_box_mm(dets.xyxy[k], ppm) for k in todo]
+            for k, fresh in zip(todo, self.namer.name_boxes(image, cal, boxes_mm), strict=True):
+                namings[k] = fresh
+        if self.reuse_names:
+            strips = []
+            for xyxy, naming in zip(dets.xyxy, namings, strict=True):
+                x0, y0, x1, y1 = box = _crop_box(xyxy, view.shape)
+                strips.append(_Remembered(box, xyxy.copy(), view[y0:y1, x0:x1].copy(), naming))
+            self._memory = (cal, strips)
         readings = []
         for naming, det_conf in zip(namings, dets.confidence, strict=True):
             if naming is None:
@@ -142,7 +242,7 @@ class CardDetector:
                 )
             )
         cards, duplicates = resolve_duplicates(readings)
-        return FrameReading(tuple(cards), calibrated, tuple(duplicates), len(dets))
+        return FrameReading(tuple(cards), calibrated, tuple(duplicates), len(dets), len(todo))
 
 
 def _strip_corners_mm(n: Naming, y_from: float, y_to: float) -> np.ndarray:
