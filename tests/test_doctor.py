@@ -352,6 +352,25 @@ def test_model_loads_on_the_best_backend_and_is_timed() -> None:
     assert check.value["latency_ms"] > 0
 
 
+@pytest.mark.skipif(not has_model(), reason=f"no detector model in {MODELS_DIR} yet")
+def test_model_check_times_the_whole_detection_step_against_its_budgets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image = golden("table-3")
+    _, cal = doctor.check_markers(image)
+    check = doctor.check_model(image, cal, runs=2, fps=15.0)
+    assert check.value is not None
+    value = check.value
+    assert value["strips"] > 10  # the first read names every strip of the golden table
+    assert value["step_first_ms"] > 0 and value["step_ms"] > 0
+    assert value["step_x"] == round(value["step_ms"] / value["reference_ms"], 2)
+    assert value["ready_ms"] >= 1000 / 15
+    assert "detection step" in check.message and "budget" in check.message
+    monkeypatch.setattr(doctor, "STEP_BUDGET_X", 1e-6)  # any machine is over this budget
+    over = doctor.check_model(image, cal, runs=1)
+    assert over.status == WARN and over.advice
+
+
 @pytest.mark.parametrize("backend", ["ncnn", "onnx", "torch"])
 def test_each_exported_backend_runs_on_a_frame(backend: str) -> None:
     if not model_path(backend).exists():
