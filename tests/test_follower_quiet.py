@@ -151,6 +151,27 @@ def test_the_last_serve_seen_with_the_sweep_and_the_first_pile_is_a_serve() -> N
     assert over["unserved"] == {"bowl-1": ["negi-3"], "bowl-3": ["negi-2"]}
 
 
+def test_a_served_card_read_in_another_bowl_in_the_serving_change_is_a_misread() -> None:
+    """Bowl 1 (ready) is picked up and, in the same settled change, menma-7 of it is read in
+    Bowl 2: a served pile goes face down to the player's side, so that is another card
+    misread as menma-7. The pile is served whole, quietly; Bowl 2 is unchanged."""
+    tb = Table()
+    tb.play("menma-7", "bowl-1")
+    tb.play("nori-0", "bowl-2")
+    tb.remove("ajitama-0")
+    tb.refill("kamaboko-0")
+    tb.play("negi-7", "bowl-1")
+    tb.play("chashu-1", "bowl-2")
+    del tb.cards["negi-7"]
+    tb.cards["menma-7"] = "bowl-2"
+    out = tb.commit()
+    assert [sorted(e["cards"]) for e in kinds(out, "bowl_served")] == [["menma-7", "negi-7"]]
+    assert codes(out) == []
+    assert tb.f.view().bowls[1].cards == ("nori-0", "chashu-1")
+    out = tb.play("menma-7", "bowl-3")  # laid in a bowl in a later change: from outside
+    assert codes(out) == ["already_served"]
+
+
 # -- what no legal reading explains: warned every time ---------------------------------------
 @pytest.mark.parametrize(
     ("moves", "code", "params"),

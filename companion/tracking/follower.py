@@ -121,6 +121,8 @@ class _Game:
     gone: set[str] = field(default_factory=set)
     landed: dict[str, list[str]] = field(default_factory=dict)
     """Cards laid in each bowl in the settled change being read."""
+    serving: set[str] = field(default_factory=set)
+    """Cards of ready bowls emptied in the settled change being read (served)."""
     pending: list[str] = field(default_factory=list)
     """Turn steps seen early (`take`, `refill`), applied when the turn reaches them."""
     missed_refills: int = 0
@@ -220,6 +222,11 @@ class _Game:
             b: [ev["card"] for ev in obs if ev["region"] == b and ev["type"] == "card_added"]
             for b in BOWLS
         }
+        self.serving = set()
+        for b in self.ready:
+            gone = [ev["card"] for ev in obs if ev["region"] == b and ev["type"] == "card_removed"]
+            if gone and self.out_of_sight(b, gone):
+                self.serving.update(gone)
         for ev in obs:
             card, region, added = ev["card"], ev["region"], ev["type"] == "card_added"
             if region == _SCAN:
@@ -344,6 +351,10 @@ class _Game:
 
     # -- observations as turn steps ------------------------------------------------------
     def play(self, card: str, bowl: str) -> None:
+        if card in self.serving:
+            # a card of a pile being served cannot land in another bowl in the same change
+            # (the pile goes face down to the player's side): another card misread as it
+            return
         if card in self.gone:
             self.warn("already_served", card=card)
             return
