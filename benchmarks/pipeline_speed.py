@@ -55,12 +55,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# first: companion's settings (one BLAS thread) apply before numpy loads, as in `companion run`
+import companion  # noqa: E402, F401
+
+# isort: split
+import numpy as np  # noqa: E402
 from detect_latency import (  # noqa: E402
     PI5_REFERENCE_NCNN_MS,
     _reference,
@@ -263,7 +266,6 @@ def main() -> int:
     import companion.vision.detector as detector_module
     from companion.camera import open_source
     from companion.camera.folder import IMAGE_SUFFIXES
-    from companion.deck.deckdir import load_deck
     from companion.session import TablePipeline
     from companion.tracking.follower import GameFollower
     from companion.vision.backends import MODELS_DIR, load_model, model_path
@@ -276,7 +278,7 @@ def main() -> int:
     threads = args.threads or min(4, os.cpu_count() or 1)
     model = load_model(backend, models_dir, threads=threads)
     timings = Timings()
-    detector = detector_module.CardDetector(TimedModel(model, timings), load_deck(None))
+    detector = detector_module.CardDetector(TimedModel(model, timings))  # the default deck
 
     record_path = recording.parent / "record.json" if recording.is_file() else None
     mode, players = args.mode or "2p", None
@@ -481,6 +483,8 @@ def main() -> int:
         truth = [json.loads(x) for x in truth_path.read_text().splitlines() if x.strip()]
         expected = expected_ready(truth, mode, players)
         run_events = [e for _, e in events]
+        kept = recording.parent / "events-pipeline_speed.jsonl"  # to look into
+        kept.write_text("".join(json.dumps(e) + "\n" for e in run_events), encoding="utf-8")
         over = [e for e in run_events if e.get("type") == "game_over"]
         final = record.get("final", {})
         figures |= {
@@ -492,8 +496,10 @@ def main() -> int:
         print(
             f"bowl_ready: {len(seen)} announced, {len(expected)} in the truth replay, "
             f"{figures['ready_false']} false; {figures['spurious']} spurious camera changes; "
-            f"final result {'exact' if figures['exact'] else 'WRONG'}"
+            f"final result {'exact' if figures['exact'] else 'WRONG'} (events in {kept})"
         )
+        if not figures["exact"]:
+            print(f"  game_over {over[-1] if over else None} != {final}")
     print(f"strips: {strips[0]} found, {strips[1]} named (the others kept their names)")
     print(f"peak memory {peak_mb:.0f} MB (this process: the pipeline without the reference)")
     if args.json:

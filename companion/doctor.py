@@ -374,11 +374,10 @@ def _detection_step(
     """The whole detection step as the pipeline runs it on a still table: markers, warp,
     finder, naming. The first read names every strip; the next ones name only strips that
     changed (none here), which is what every frame after the first of a still table costs."""
-    from companion.deck.deckdir import load_deck
     from companion.vision.calibration import MarkerWatch, calibrate
     from companion.vision.detector import CardDetector, nominal_calibration
 
-    detector = CardDetector(model, load_deck(None))
+    detector = CardDetector(model)
     frame = image if image is not None else np.full((720, 1280, 3), 128, np.uint8)
     markers = MarkerWatch()
 

@@ -115,7 +115,7 @@ class TablePipeline:
             else:
                 self.detections += 1
                 reading = self.detector.detect(frame.image, cal)
-                reading = FrameReading(reading.cards, True, reading.duplicates, reading.strips)
+                reading = replace(reading, calibrated=True)
                 self.last_reading = reading
                 readings = readings_of(reading)
                 self.follower.set_camera_status(

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if not images:
         return 2
     cal = load_calibration(args.calibration) if args.calibration else None
-    deck = load_deck(args.deck)
+    deck = load_deck(args.deck) if args.deck else None  # None: the default deck's strips only
     detector = CardDetector(
         load_model(args.backend, args.models or MODELS_DIR, name=finder_name(deck)),
         deck,

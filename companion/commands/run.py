@@ -159,7 +159,7 @@ def follow(
 
     logs.configure()
     calibration = load_calibration(args.calibration) if args.calibration else None
-    deck = load_deck(args.deck)
+    deck = load_deck(args.deck) if args.deck else None  # None: the default deck's strips only
     detector = CardDetector(load_model(args.backend, name=finder_name(deck)), deck)
     log = GameLog.open(log_path or args.log)
     lock: LogLock | None = None

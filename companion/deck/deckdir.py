@@ -67,6 +67,19 @@ def default_deck(px_per_mm: float = _DEFAULT_PPM) -> Deck:
     )
 
 
+def default_strips(px_per_mm: float = _DEFAULT_PPM) -> dict[str, np.ndarray]:
+    """card id -> the default deck's top index strip, equal to `default_deck().strip(id)`,
+    drawn one face at a time: naming needs only the strips, and the 56 whole faces (89 MB at
+    10 px/mm) are never held together by a running game."""
+    from companion.deck.faces import render_face
+
+    out: dict[str, np.ndarray] = {}
+    for c in ALL_CARDS:
+        face = render_face(c, px_per_mm)
+        out[c.id] = face[: round(face.shape[0] * INDEX_STRIP_MM / CARD_H_MM)].copy()
+    return out
+
+
 MIN_FACE_PX_PER_MM: Final = 2.0
 """Smallest face resolution accepted (a 126 x 176 px face); a real enrolment gives about 10."""
 MAX_FACE_PX_PER_MM: Final = 40.0

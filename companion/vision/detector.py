@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from companion import layout
-from companion.deck.deckdir import DEFAULT_DECK_NAME, Deck, load_deck
+from companion.deck.deckdir import DEFAULT_DECK_NAME, Deck, default_strips
 from companion.vision.backends import (
     ANY_DECK_MODEL_NAME,
     MODEL_NAME,
@@ -115,24 +115,26 @@ def unchanged(before: np.ndarray, after: np.ndarray, level: int = UNCHANGED_LEVE
     return float(cv2.blur(diff, (3, 3)).max()) <= level
 
 
-def is_default(deck: Deck) -> bool:
-    return deck.name == DEFAULT_DECK_NAME and deck.folder is None
+def is_default(deck: Deck | None) -> bool:
+    """None stands for the default deck too."""
+    return deck is None or (deck.name == DEFAULT_DECK_NAME and deck.folder is None)
 
 
-def finder_name(deck: Deck) -> str:
+def finder_name(deck: Deck | None) -> str:
     """Which strip finder reads this deck (backends.MODEL_NAME or ANY_DECK_MODEL_NAME)."""
     return MODEL_NAME if is_default(deck) else ANY_DECK_MODEL_NAME
 
 
 def namer_for(
-    deck: Deck, classifier: StripClassifier | bool | None = True
+    deck: Deck | None, classifier: StripClassifier | bool | None = True
 ) -> StripNamer | BandNamer:
-    """The default deck is named by its own strip layout (numeral panel, glyph, pips) and, with
-    `classifier` True, the shipped classifier; any other deck by BandNamer."""
-    if is_default(deck):
+    """The default deck (None, or the Deck) is named by its own strip layout (numeral panel,
+    glyph, pips) and, with `classifier` True, the shipped classifier; any other deck by
+    BandNamer. With None only the default deck's strips are drawn (no 89 MB of faces)."""
+    if deck is None or is_default(deck):
         if classifier is True:
             classifier = load_classifier(MODELS_DIR)
-        return StripNamer(deck, classifier or None)
+        return StripNamer(deck if deck is not None else default_strips(), classifier or None)
     return BandNamer(deck)
 
 
@@ -164,9 +166,9 @@ class CardDetector:
         the same pixels (same calibration), keeps its name instead of being named again (on a
         still table only the card just laid is named).
 
-        The default deck is named by its own strip layout (numeral panel, glyph, pips) and the
-        shipped classifier; any other deck by BandNamer, which knows nothing of the design."""
-        deck = deck if deck is not None else load_deck(None)
+        The default deck (None: only its strips are drawn) is named by its own strip layout
+        (numeral panel, glyph, pips) and the shipped classifier; any other deck by BandNamer,
+        which knows nothing of the design."""
         self.model = model if model is not None else load_model(name=finder_name(deck))
         self.namer = namer_for(deck, classifier)
         self.min_confidence = min_confidence

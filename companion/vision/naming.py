@@ -11,7 +11,7 @@ the best and second-best card becomes the naming confidence, so doubt is flagged
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Final
@@ -228,14 +228,17 @@ class _Located:
 class StripNamer:
     """Names index strips for one deck."""
 
-    def __init__(self, deck: Deck, classifier: StripClassifier | None = None) -> None:
-        self.deck = deck
+    def __init__(
+        self, deck: Deck | Mapping[str, np.ndarray], classifier: StripClassifier | None = None
+    ) -> None:
+        """`deck`: the deck, or only its strips (card id -> `Deck.strip(id)`, e.g.
+        `deckdir.default_strips()`): nothing else of it is kept."""
         self.classifier = classifier
+        strip = deck.strip if isinstance(deck, Deck) else deck.__getitem__
         w, h = _desc_size()
         full_h = round(INDEX_STRIP_MM * DESC_PX_PER_MM)
         refs = [
-            cv2.resize(deck.strip(cid), (w, full_h), interpolation=cv2.INTER_AREA)
-            for cid in CARD_IDS
+            cv2.resize(strip(cid), (w, full_h), interpolation=cv2.INTER_AREA) for cid in CARD_IDS
         ]
         self._refs = np.ascontiguousarray(np.stack([_descriptor(s[:h]) for s in refs]))
         lw, lh = round(CARD_W_MM * LOCATE_PX_PER_MM), round(INDEX_STRIP_MM * LOCATE_PX_PER_MM)
