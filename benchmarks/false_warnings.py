@@ -113,13 +113,16 @@ def render(mode: str, seed: int, args: argparse.Namespace) -> Path:
     return out
 
 
-def follow(folder: Path, mode: str) -> tuple[list[dict[str, Any]], float, int]:
-    """(events, wall seconds, frames) of `companion run` on the recording."""
+def follow(
+    folder: Path, mode: str, code: Path | None = None
+) -> tuple[list[dict[str, Any]], float, int]:
+    """(events, wall seconds, frames) of `companion run` on the recording; `code`: run the
+    companion of that checkout instead (`python -m companion` there), for a before/after."""
     meta = json.loads((folder / "meta.json").read_text())
     with tempfile.TemporaryDirectory() as tmp:
         events = Path(tmp) / "events.jsonl"
         cmd = [
-            *_companion(),
+            *(_companion() if code is None else [sys.executable, "-m", "companion"]),
             "run",
             "--source",
             str(folder / meta["video"]),
@@ -134,12 +137,16 @@ def follow(folder: Path, mode: str) -> tuple[list[dict[str, Any]], float, int]:
             str(Path(tmp) / "games.sqlite"),
         ]
         t0 = time.monotonic()
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        env = dict(os.environ)
+        if code is not None:
+            env["PYTHONPATH"] = str(code.resolve())
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=code, env=env)
         wall = time.monotonic() - t0
         if proc.returncode != 0:
             raise RuntimeError(f"{folder.name}: run exited {proc.returncode}: {proc.stderr[-400:]}")
         rows = [json.loads(line) for line in events.read_text().splitlines() if line.strip()]
-        (folder / "events.jsonl").write_text(events.read_text())  # kept to look into
+        kept = "events.jsonl" if code is None else "events-other.jsonl"
+        (folder / kept).write_text(events.read_text())  # kept to look into
     return rows, wall, int(meta["frames"])
 
 
@@ -217,6 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="games followed at once")
     p.add_argument("--cache", type=Path, default=CACHE)
     p.add_argument("--verbose", action="store_true", help="print why a game missed")
+    p.add_argument(
+        "--code",
+        type=Path,
+        default=None,
+        help="follow with the companion of another checkout (e.g. a git worktree of an older "
+        "commit) on the same recordings",
+    )
     args = p.parse_args(argv)
     os.environ.setdefault("YOLO_OFFLINE", "1")
     games = list(GAMES[: args.games])
@@ -227,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     def one(game: tuple[str, int]) -> Result:
         mode, seed = game
         folder = render(mode, seed, args)
-        events, wall, frames = follow(folder, mode)
+        events, wall, frames = follow(folder, mode, args.code)
         return compare(f"{mode}-{seed}", folder, events, wall, frames)
 
     print(
