@@ -109,7 +109,7 @@ def test_the_same_frames_without_the_hand_flag_would_remove_the_card() -> None:
 def test_nothing_is_committed_while_a_hand_rests_and_the_change_lands_after() -> None:
     """A card laid, the hand resting on it: the play is committed once the hand has gone and
     the table has been still (with no hand) for still_frames / still_seconds."""
-    c = Clock()
+    c = Clock(SettleConfig(certain_frames=0))  # the still time alone
     c.still(FRIDGE, 8)
     played = {**FRIDGE, "ajitama-5": ("bowl-2", 0.9)}
     c.moving(played, 2)
@@ -120,6 +120,64 @@ def test_nothing_is_committed_while_a_hand_rests_and_the_change_lands_after() ->
     assert len(c.commits) == 1  # not yet still long enough
     c.still(played, 6)
     assert len(c.commits) == 2 and c.commits[-1].get("ajitama-5") == "bowl-2"
+
+
+def test_after_a_resting_hand_two_certain_frames_commit_the_play() -> None:
+    """The same with the default settler: once the hand has gone, one frame is no agreement,
+    the second agreeing certain frame commits the play (before the still time is up)."""
+    c = Clock()
+    c.still(FRIDGE, 8)
+    played = {**FRIDGE, "ajitama-5": ("bowl-2", 0.9)}
+    c.moving(played, 2)
+    c.resting_hand(FRIDGE, 12)  # the hand covers the new card
+    assert len(c.commits) == 1
+    c.frame(played)
+    assert len(c.commits) == 1  # one frame is no agreement
+    c.frame(played)
+    assert len(c.commits) == 2 and c.commits[-1].get("ajitama-5") == "bowl-2"
+    c.still(played, 6)
+    assert len(c.commits) == 2  # the full vote later agrees: nothing withdrawn
+
+
+@pytest.mark.parametrize(
+    ("second", "early"),
+    [
+        ({**FRIDGE, "ajitama-5": ("bowl-2", 0.95)}, True),  # two agreeing certain frames
+        ({**FRIDGE, "ajitama-6": ("bowl-2", 0.95)}, False),  # the two frames disagree
+        ({**FRIDGE, "ajitama-5": ("bowl-1", 0.95)}, False),  # ... on the region
+        ({**FRIDGE, "ajitama-5": ("bowl-2", 0.7)}, False),  # one reading not certain
+        ({"negi-2": ("fridge", 0.9), "ajitama-5": ("bowl-2", 0.95)}, False),  # a card gone
+        ({**FRIDGE, "ajitama-5": ("bowl-2", 0.95), "menma-1": ("bowl-1", 0.4)}, False),
+    ],
+)
+def test_a_play_is_committed_early_only_when_the_votes_are_certain(
+    second: dict[str, tuple[str, float]], early: bool
+) -> None:
+    c = Clock()
+    c.still(FRIDGE, 8)
+    first = {**FRIDGE, "ajitama-5": ("bowl-2", 0.95)}
+    c.moving(first, 2)
+    c.frame(first)
+    c.frame(second)
+    assert len(c.commits) == (2 if early else 1)
+
+
+def test_a_card_covered_as_another_lands_is_left_to_the_full_vote() -> None:
+    """A card laid over the bowl's last card, hiding it: no early commit (a committed card is
+    gone from sight), so the change is committed exactly as the still-time settler does."""
+    bowl = {**FRIDGE, "menma-3": ("bowl-1", 0.9)}
+    covered = {**FRIDGE, "negi-5": ("bowl-1", 0.95)}
+    runs = []
+    for config in (SettleConfig(), SettleConfig(certain_frames=0)):
+        c = Clock(config)
+        c.still(bowl, 8)
+        c.moving(covered, 2)
+        c.still(covered, 2)
+        assert len(c.commits) == 1
+        c.still(covered, 8)
+        assert c.commits[-1].get("negi-5") == "bowl-1" and c.commits[-1].get("menma-3") is None
+        runs.append(c.commits)
+    assert runs[0] == runs[1]
 
 
 def test_lost_camera_frames_change_nothing() -> None:
@@ -195,6 +253,8 @@ def test_readings_of_a_frame_without_markers_is_no_reading() -> None:
         {"window": 5, "add_share": 0.2},  # one frame could add a card
         {"keep_share": 0.7, "add_share": 0.6},
         {"window": 0},
+        {"certain_frames": 1},  # one frame would be taken for agreement
+        {"certain_frames": -1},
     ],
 )
 def test_config_rejects_settings_that_break_the_promises(kwargs: dict[str, float]) -> None:

@@ -6,7 +6,9 @@ says whether a hand is there (`hand=True`, e.g. from `companion.vision.hands`: a
 across the play area's edge); a frame with a hand is treated like a moving one: it does not vote
 and restarts the stillness clock, so nothing is committed while a hand is there and a card that
 vanished under it is hidden (its votes from before the hand stay), never removed. A change is
-committed only after the scene has stayed still, with no hand, for a while, and a card's presence
+committed only after the scene has stayed still, with no hand, for a while (or, for a card laid or
+moved, as soon as two still frames agree on the whole table with certain readings of it and every
+committed card still in sight: `certain_frames`), and a card's presence
 and region are decided by a weighted vote over the last K still frames, with hysteresis: joining
 needs a clear majority, leaving needs the votes to fall below a lower bar. So a card read in one
 frame never appears, a card hidden for a frame never disappears, and a card under a moving hand is
@@ -59,6 +61,13 @@ class SettleConfig:
     full_confidence: float = 0.6
     """A reading at or above this confidence is one full vote; below, it votes
     confidence / full_confidence (low-confidence readings vote less)."""
+    certain_frames: int = 2
+    """A change may be committed before the still time is up, as soon as this many consecutive
+    still frames (no hand) agree on the whole table and read every card added or moved at
+    `certain_confidence` or more, with every committed card still seen (so a card covered or
+    taken waits for the full vote, in one step with what covered it). 0: never early."""
+    certain_confidence: float = 0.8
+    """What a reading of an added or moved card needs for an early commit."""
 
     def __post_init__(self) -> None:
         if self.window < 1 or self.still_frames < 1:
@@ -69,6 +78,8 @@ class SettleConfig:
             raise ValueError("add_share * window must exceed 1 so one frame never adds a card")
         if self.full_confidence <= 0:
             raise ValueError("full_confidence must be > 0")
+        if self.certain_frames == 1 or self.certain_frames < 0:
+            raise ValueError("certain_frames must be 0 (off) or >= 2: one frame is no agreement")
 
     def weight(self, confidence: float) -> float:
         """One reading's vote."""
@@ -147,16 +158,20 @@ class TableSettler:
 
     config: SettleConfig = field(default_factory=SettleConfig)
     _window: deque[dict[str, dict[str, float]]] = field(init=False)
+    _sure: deque[frozenset[tuple[str, str]]] = field(init=False)
+    """Per voting frame: (card, region) read at certain_confidence or more."""
     _table: dict[str, str] = field(init=False, default_factory=dict)
     _still_run: int = field(init=False, default=0)
     _still_since: float | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self._window = deque(maxlen=self.config.window)
+        self._sure = deque(maxlen=self.config.window)
 
     def reset(self) -> None:
         """Forget votes and the committed table (a new game, a moved camera)."""
         self._window.clear()
+        self._sure.clear()
         self._table = {}
         self._still_run = 0
         self._still_since = None
@@ -184,14 +199,52 @@ class TableSettler:
         if self._still_since is None:
             self._still_since = t
         self._still_run += 1
-        self._window.append(_frame_votes(readings, cfg))
+        items: list[Reading] = (
+            [(c, rc[0], rc[1]) for c, rc in readings.items()]
+            if isinstance(readings, Mapping)
+            else list(readings)
+        )
+        self._window.append(_frame_votes(items, cfg))
+        self._sure.append(
+            frozenset((c, r) for c, r, conf in items if float(conf) >= cfg.certain_confidence)
+        )
         settled = self._still_run >= cfg.still_frames and t - self._still_since >= cfg.still_seconds
         if not settled:
-            return Settled(t, self.table, False, False)
+            early = self._certain()
+            if early is None:
+                return Settled(t, self.table, False, False)
+            self._table = early
+            return Settled(t, self.table, True, True)
         new = self._vote()
         changed = new != self._table
         self._table = new
         return Settled(t, self.table, changed, True)
+
+    def _certain(self) -> dict[str, str] | None:
+        """The table the last `certain_frames` still frames agree on, when it adds or moves a
+        card, every such reading is certain and every committed card is still seen; else None
+        (the full vote decides once the still time is up)."""
+        n = self.config.certain_frames
+        if n < 2 or self._still_run < n:
+            return None
+        frames = list(self._window)[-n:]
+        seen: dict[str, str] | None = None
+        for votes in frames:
+            if any(len(regions) != 1 for regions in votes.values()):
+                return None  # a card read in two places: not certain
+            here = {card: next(iter(regions)) for card, regions in votes.items()}
+            if seen is not None and here != seen:
+                return None
+            seen = here
+        assert seen is not None
+        if any(card not in seen for card in self._table):
+            return None  # a committed card is gone from sight: the full vote decides
+        changes = {(c, r) for c, r in seen.items() if self._table.get(c) != r}
+        if not changes:
+            return None
+        if any(not changes <= sure for sure in list(self._sure)[-n:]):
+            return None
+        return seen
 
     def _vote(self) -> dict[str, str]:
         cfg = self.config
