@@ -11,11 +11,12 @@ slow a camera to time announcements on); a folder's images are each held for --h
 With --json the last line is one JSON object (other tools read these names): `step_ms` (median
 detection step: markers, warp, finder, naming), `reference_ms` (YOLO11n at 640, same backend,
 same run), `ratio`, `ready_median_ms` / `ready_p95_ms` (table settled -> `bowl_ready`, live
-here), `fps` (the source's), `pipeline_fps`, `peak_rss_mb` (the pipeline's
-process; the reference runs in a child), and
-their Pi 5 projections (`*_pi5`), plus the checks that speed did not cost correctness:
-`ready_events` / `ready_expected` / `ready_false` (announcements with no ready bowl in the
-truth replay: a later-withdrawn one counts here), `spurious` camera changes, `exact` result.
+here), `fps` (the source's), `pipeline_fps` (every frame, detections included), `moving_fps`
+(frames while hands move: decode, motion gate, hand watch), `peak_rss_mb` (the pipeline's
+process; the reference runs in a child), their Pi 5 projections (`*_pi5`), and the checks that
+speed cost no correctness: `ready_events` / `ready_expected` / `ready_false` (announcements
+with no ready bowl in the truth replay: a later-withdrawn one counts here), `spurious` camera
+changes, `exact` result.
 
 Every frame goes through the real `TablePipeline` (motion gate -> markers -> rectified view ->
 YOLO -> naming -> settler -> game follower); each stage is timed by wrapping it, nothing is
@@ -32,13 +33,13 @@ OpenCV/numpy stages slow down like the network does; on a Pi run the projection 
 "Scene settled" -> bowl_ready: a bowl becomes ready when a card is placed. The hand's motion
 ends at the last moving frame before the event; the scene is settled at the next (first still)
 frame. (The frame before it may already show the final table: the motion gate compares
-consecutive frames, so a frame is called still only once it equals its predecessor; at 4 fps
-that leaves out at most 250 ms.) The delay is the recording time from that settled frame to the
-frame whose processing emitted bowl_ready (what the settler waits for: still_frames and
-still_seconds), plus that frame's processing time. On a live camera slower processing also
-drops frames, so the live delay is at least the wall time this machine took to process the
-settled..event frames: the script prints max(recording delay + processing, wall time) and its
-Pi 5 projection.
+consecutive frames, so a frame is called still only once it equals its predecessor; at 15 fps
+that leaves out at most 67 ms.) The delay is the recording time from that settled frame to the
+frame whose processing emitted bowl_ready (what the settler waits for: two agreeing certain
+frames, else still_frames and still_seconds), plus that frame's processing time. On a live
+camera slower processing also drops frames, so the live delay is at least the wall time this
+machine took to process the settled..event frames: the script prints max(recording delay +
+processing, wall time) and its Pi 5 projection.
 """
 
 from __future__ import annotations
@@ -198,9 +199,11 @@ def expected_ready(truth: list[dict[str, Any]], mode: str, players: Any) -> list
     """The bowl_ready events the game follower gives on the recording's true table changes."""
     from companion.tracking.follower import GameFollower
 
-    follower = GameFollower(mode, players)
-    table: dict[str, str] = {}
     out: list[dict[str, Any]] = []
+    follower = GameFollower(
+        mode, players, sink=lambda e: out.append(e) if e["type"] == "bowl_ready" else None
+    )
+    table: dict[str, str] = {}
     by_t: dict[float, list[dict[str, Any]]] = defaultdict(list)
     for e in truth:
         if e.get("type") in ("card_added", "card_removed"):
@@ -212,7 +215,7 @@ def expected_ready(truth: list[dict[str, Any]], mode: str, players: Any) -> list
         for e in by_t[t]:
             if e["type"] == "card_added":
                 table[e["card"]] = e["region"]
-        out += [e for e in follower.update(dict(table), t) if e["type"] == "bowl_ready"]
+        follower.update(dict(table), t)
     return out
 
 
@@ -286,7 +289,13 @@ def main() -> int:
     if record_path is not None and record_path.exists():
         record = json.loads(record_path.read_text(encoding="utf-8"))
         mode, players = args.mode or record["mode"], record["players"]
-    pipeline = TablePipeline(detector, GameFollower(mode, players))
+    events: list[tuple[int, dict[str, Any]]] = []
+    """(frame index, event): every event the follower emits, through its sink (a correction
+    of its own, e.g. a Fridge card back from hiding, emits events no process() returns)."""
+    current = [0]
+    pipeline = TablePipeline(
+        detector, GameFollower(mode, players, sink=lambda e: events.append((current[0], e)))
+    )
 
     # Wrap each stage of the real pipeline (this process only).
     pipeline.motion.update = timings.wrap("motion", pipeline.motion.update)  # type: ignore[method-assign]
@@ -335,7 +344,6 @@ def main() -> int:
     starts: list[float] = []
     ends: list[float] = []
     times: list[float] = []
-    events: list[tuple[int, dict[str, Any]]] = []
     strips = [0, 0]
     """Strips found, strips named (the others kept their name: same place, same pixels)."""
     size = (0, 0)
@@ -354,8 +362,8 @@ def main() -> int:
             n_detect = len(timings.ms["detect"])
             n_cal = len(timings.ms["calibrate"])
             t1 = time.perf_counter()
-            for e in pipeline.process(frame):
-                events.append((i, e))
+            current[0] = i
+            pipeline.process(frame)
             t2 = time.perf_counter()
             starts.append(t1 - ref_total)
             ends.append(t2 - ref_total)
@@ -378,6 +386,9 @@ def main() -> int:
         if source is not None:
             source.close()
     wall = time.perf_counter() - t_all - ref_total
+    view = pipeline.follower.view()
+    if not args.max_frames and view.final is None and view.phase != "setup":
+        pipeline.follower.finish()  # as `companion run`: a recording played to its end is the game
     peak_mb = peak_rss_mb()
     reference.sample(10)
     reference.close()
@@ -406,6 +417,14 @@ def main() -> int:
     published = PI5_PUBLISHED_MS[model.backend]
     scale = published / ref_ms
 
+    threshold = pipeline.settle.motion_threshold
+    moving = [k for k in range(n) if scores[k] > threshold]
+    moving_ms = sum(ms["decode"][k] + process_ms[k] for k in moving)
+    moving_fps = len(moving) / (moving_ms / 1000) if moving_ms else float("nan")
+    print(
+        f"while hands move ({len(moving)} frames: decode, motion gate, hand watch): "
+        f"{moving_fps:.0f} frames/s here, Pi 5 projection {moving_fps / scale:.0f}"
+    )
     total_frame = sum(per_frame.values())
     print(
         f"\n{'stage':<14}{'calls':>6}{'ms/call':>9}{'ms/frame':>10}{'Pi5 ms/call':>13}"
@@ -443,6 +462,8 @@ def main() -> int:
             f"{model.backend} figure. Run with --backend ncnn for the Pi's own path."
         )
     delays = _settle_delays(events, scores, times, starts, ends, process_ms, pipeline, scale)
+    if delays is not None:
+        print("  each (live here, ms): " + ", ".join(f"{d:.0f}" for d in delays[0]))
     seen = [e for _, e in events if e.get("type") == "bowl_ready"]
     figures: dict[str, Any] = {
         "source": str(recording),
@@ -464,6 +485,8 @@ def main() -> int:
         "fps": round(fps, 2),
         "pipeline_fps": round(n / wall, 1),
         "pipeline_fps_pi5": round(n / (wall * scale), 1),
+        "moving_fps": round(moving_fps, 1),
+        "moving_fps_pi5": round(moving_fps / scale, 1),
         "peak_rss_mb": round(peak_mb, 1),
         "ready_events": len(seen),
         "load": round(os.getloadavg()[0], 2),
