@@ -80,6 +80,20 @@ def test_a_still_change_from_the_edge_is_taken_as_scenery_after_a_while() -> Non
     assert not w.update(5.6, cup).hand
 
 
+def test_a_hand_taken_for_scenery_that_then_leaves_is_over_at_once() -> None:
+    """A hand resting still longer than adopt_after_s is taken as scenery; when it leaves,
+    the table as it was before is recognised: no phantom hand for another adopt_after_s."""
+    w = HandWatch(HandConfig(adopt_after_s=5.0))
+    base = table()
+    w.update(0.0, base)
+    arm = with_arm(base, (320, 180))
+    assert w.update(0.2, arm).hand
+    assert not w.update(5.4, arm).hand  # scenery now
+    assert not w.update(5.6, base, still=False).hand  # it moves away
+    assert not w.update(5.8, base).hand  # and the empty table is no hand
+    assert w.update(6.0, arm).hand  # a hand reaching in again is one
+
+
 @pytest.fixture(scope="module")
 def resting_game(tmp_path_factory):  # type: ignore[no-untyped-def]
     """The first three turns of a 3-player game, rendered small with hands that rest."""

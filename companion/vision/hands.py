@@ -12,7 +12,8 @@ inside the play area is a card laid, taken or moved (the table changed: the refe
 it). A change over most of the view is the light or the camera moving, not a hand (the
 reference is taken again). Anything taken for a hand that stays perfectly still for
 `adopt_after_s` is not one (a cup pushed in from the side, a hand that was already there when
-watching began): the reference is taken again then.
+watching began): the reference is taken again then; should it leave after all, the table as it
+was before it is recognised and the hand is over at once.
 """
 
 from __future__ import annotations
@@ -55,12 +56,15 @@ class HandWatch:
     def __init__(self, config: HandConfig | None = None) -> None:
         self.config = config or HandConfig()
         self._ref: np.ndarray | None = None
+        self._prior: np.ndarray | None = None
+        """The table before something still was taken as scenery (see update)."""
         self._inside: np.ndarray | None = None
         self._inside_key: tuple[float, ...] | None = None
         self._hand_since: float | None = None
 
     def reset(self) -> None:
         self._ref = None
+        self._prior = None
         self._inside = None
         self._inside_key = None
         self._hand_since = None
@@ -69,6 +73,7 @@ class HandWatch:
         """Take `image` as the table with no hand over it (e.g. the camera was bumped: the
         markers moved, so the change is the view, not a hand)."""
         self._ref = self._small(image)
+        self._prior = None
         self._hand_since = None
 
     def _small(self, image: np.ndarray) -> np.ndarray:
@@ -120,20 +125,48 @@ class HandWatch:
         c = self.config
         small = self._small(image)
         if self._ref is None or self._ref.shape != small.shape:
-            self._ref = small
+            self._ref, self._prior = small, None
             self._hand_since = None
             return HandReading(False, 0.0)
         if not still:
             if self._hand_since is not None:
                 self._hand_since = t  # a hand that moves is a hand: its stillness clock restarts
             return HandReading(self._hand_since is not None, 0.0)
-        diff = cv2.absdiff(small, self._ref)
-        changed = (diff.max(axis=2) if diff.ndim == 3 else diff) > c.pixel_threshold
-        total = float(changed.mean())
-        if total > c.global_change:  # the light or the camera changed
-            self._ref = small
+        reaching = self._reaching(small, self._ref, calibration)
+        if reaching is None:  # the light or the camera changed
+            self._ref, self._prior = small, None
             self._hand_since = None
             return HandReading(False, 0.0)
+        if (
+            reaching > 0.0
+            and self._prior is not None
+            and self._reaching(small, self._prior, calibration) == 0.0
+        ):
+            reaching = 0.0  # what was taken as scenery has left: it was a hand after all
+        if reaching == 0.0:
+            self._ref, self._prior = small, None  # what a hand will be compared with
+            self._hand_since = None
+            return HandReading(False, 0.0)
+        if self._hand_since is None:
+            self._hand_since = t
+        elif t - self._hand_since >= c.adopt_after_s:
+            # kept: if it leaves after all, the table before it tells
+            self._prior = self._prior if self._prior is not None else self._ref
+            self._ref = small
+            self._hand_since = None
+            return HandReading(False, reaching)
+        return HandReading(True, reaching)
+
+    def _reaching(
+        self, small: np.ndarray, ref: np.ndarray, calibration: object | None
+    ) -> float | None:
+        """Fraction of the view changed from `ref` by patches crossing the play area's edge
+        or the picture's; None when most of the view changed."""
+        c = self.config
+        diff = cv2.absdiff(small, ref)
+        changed = (diff.max(axis=2) if diff.ndim == 3 else diff) > c.pixel_threshold
+        if float(changed.mean()) > c.global_change:
+            return None
         mask = cv2.dilate(changed.astype(np.uint8), np.ones((5, 5), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         outside = ~self._inside_mask(calibration, mask.shape)
@@ -145,14 +178,4 @@ class HandWatch:
             blob = labels == k
             if (blob & outside).any():
                 reaching += float(blob.mean())
-        if reaching == 0.0:
-            self._ref = small  # the table as it is now: what a hand will be compared with
-            self._hand_since = None
-            return HandReading(False, 0.0)
-        if self._hand_since is None:
-            self._hand_since = t
-        elif t - self._hand_since >= c.adopt_after_s:
-            self._ref = small
-            self._hand_since = None
-            return HandReading(False, reaching)
-        return HandReading(True, reaching)
+        return reaching
