@@ -191,7 +191,7 @@ def test_a_served_card_read_in_another_bowl_in_the_serving_change_is_a_misread()
         pytest.param(
             [("play", "menma-7", "bowl-1"), ("play", "nori-0", "bowl-2"), ("serve", "bowl-2")],
             "bowl_taken_unready",
-            {"bowl": "bowl-2"},
+            {"bowl": "bowl-2", "sum": "0", "types": "1"},
             id="a bowl taken away unready",
         ),
         pytest.param(
@@ -253,7 +253,15 @@ def test_a_hidden_card_notice_carries_its_code() -> None:
 
 
 # -- the UI's words ----------------------------------------------------------------------------
-SAMPLE = {"card": "nori-4", "bowl": "bowl-2", "src": "bowl-1", "dst": "bowl-3", "who": "Bob"}
+SAMPLE = {
+    "card": "nori-4",
+    "bowl": "bowl-2",
+    "src": "bowl-1",
+    "dst": "bowl-3",
+    "who": "Bob",
+    "sum": "9",
+    "types": "3",
+}
 
 
 @pytest.mark.parametrize("code", sorted(RULE_WARNINGS) + sorted(NOTICES))
@@ -264,6 +272,14 @@ def test_every_warning_has_a_line_in_every_language(code: str, lang: str) -> Non
     assert "{" not in text and "bowl-" not in text and "nori-4" not in text
     if lang == "en":
         assert text.replace("4 Nori", "nori-4") == english(code, SAMPLE)
+
+
+def test_a_warning_logged_without_a_field_still_reads() -> None:
+    """An event from an older log lacks `sum`/`types`: the line shows '?' there."""
+    assert warning_text("bowl_taken_unready", {"bowl": "bowl-1"}, "fr") == (
+        "Le Bol 1 a été retiré alors qu'il n'était pas prêt (somme ? sur 14, ? types sur 7)."
+    )
+    assert warning_text("no_such_code", {}, "fr") == "no_such_code"
 
 
 def test_the_french_screen_gets_french_warnings() -> None:

@@ -458,7 +458,13 @@ class _Game:
                 if card != covered:
                     self.notice(card, bowl)
             return
-        self.warn("bowl_taken_unready", bowl=bowl)
+        cards = _cards(self.bowls[bowl])
+        self.warn(
+            "bowl_taken_unready",
+            bowl=bowl,
+            sum=str(sum(c.value for c in cards)),
+            types=str(pile_types(cards)),
+        )
         for c in list(self.bowls[bowl]):
             self.vanished[c] = (bowl, self.bowls[bowl].index(c))
             self.bowls[bowl].remove(c)

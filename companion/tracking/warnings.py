@@ -22,7 +22,8 @@ RULE_WARNINGS: Final[dict[str, str]] = {
     "played_after_end": "{card} was played after all cards were played.",
     "same_bowl_twice": "Two cards went into {bowl} this turn: use two different bowls.",
     "bowl_served_this_turn": "{bowl} was served this turn: start it again next turn.",
-    "bowl_taken_unready": "{bowl} was taken away but it was not ready.",
+    "bowl_taken_unready": "{bowl} was taken away but it was not ready "
+    "(sum {sum} of 14, {types} of 7 types).",
     "served_early": "{bowl} was served before both cards were played.",
     "take_before_plays": "Play your cards before taking from the Fridge.",
     "second_take": "Only one Fridge card per turn.",
@@ -32,7 +33,8 @@ RULE_WARNINGS: Final[dict[str, str]] = {
     "scan_differs": "{who}'s pile differs from the bowl I saw served: please check it.",
 }
 """Rule warnings: code -> English template (`{bowl}`, `{src}`, `{dst}` are region ids, shown
-as `Bowl 2`; `{card}` a card id; `{who}` a player or team name)."""
+as `Bowl 2`; `{card}` a card id; `{who}` a player or team name; `{sum}`, `{types}` what the
+app saw in the bowl)."""
 
 NOTICES: Final[dict[str, str]] = {
     "card_hidden": "I can't see {card} in {bowl} any more: keep the top strip of every card "

@@ -148,7 +148,8 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "warn_played_after_end": "{card} was played after all cards were played.",
         "warn_same_bowl_twice": "Two cards went into {bowl} this turn: use two different bowls.",
         "warn_bowl_served_this_turn": "{bowl} was served this turn: start it again next turn.",
-        "warn_bowl_taken_unready": "{bowl} was taken away but it was not ready.",
+        "warn_bowl_taken_unready": "{bowl} was taken away but it was not ready "
+        "(sum {sum} of 14, {types} of 7 types).",
         "warn_served_early": "{bowl} was served before both cards were played.",
         "warn_take_before_plays": "Play your cards before taking from the Fridge.",
         "warn_second_take": "Only one Fridge card per turn.",
@@ -290,7 +291,8 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "différents.",
         "warn_bowl_served_this_turn": "Le {bowl} a été servi ce tour-ci : recommencez-le au "
         "prochain tour.",
-        "warn_bowl_taken_unready": "Le {bowl} a été retiré alors qu'il n'était pas prêt.",
+        "warn_bowl_taken_unready": "Le {bowl} a été retiré alors qu'il n'était pas prêt "
+        "(somme {sum} sur 14, {types} types sur 7).",
         "warn_served_early": "Le {bowl} a été servi avant que les deux cartes soient jouées.",
         "warn_take_before_plays": "Jouez vos cartes avant de prendre dans le Réfrigérateur.",
         "warn_second_take": "Une seule carte du Réfrigérateur par tour.",
@@ -366,7 +368,10 @@ def warning_text(code: str, params: Mapping[str, str], lang: str = "en") -> str:
     key = f"warn_{code}"
     if key not in STRINGS["en"]:
         return code
-    try:
-        return tr(key, lang, **fields)
-    except (KeyError, IndexError):  # a field the line needs is missing: say the code plainly
-        return tr(key, "en", **{k: f"{{{k}}}" for k in ("card", "bowl", "src", "dst", "who")})
+    text = STRINGS.get(lang, STRINGS["en"]).get(key) or STRINGS["en"][key]
+    return text.format_map(_Blank(fields))  # a field missing from an old log shows as "?"
+
+
+class _Blank(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "?"
