@@ -64,6 +64,7 @@ def main() -> int:
     ap.add_argument("--width", type=int, default=2304)
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "bandnet.onnx")
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
+    ap.add_argument("--dump", type=Path, help="write every band's readings (JSON lines) here")
     args = ap.parse_args()
     families = [f for f in args.families.split(",") if f]
     bad = [f for f in families if f not in FAMILIES]
@@ -71,8 +72,11 @@ def main() -> int:
         ap.error(f"unknown families {bad}: choose from {', '.join(FAMILIES)}")
     seeds = [int(s) for s in args.seeds.split(",") if s]
     embedder = BandEmbedder(args.model) if args.model.is_file() else None
-    namers = {"hand-made": False, "embedding": embedder} if embedder else {"hand-made": False}
+    namers: dict[str, tuple[BandEmbedder | bool, bool]] = {"hand-made": (False, True)}
+    if embedder:
+        namers |= {"learned": (embedder, False), "fused": (embedder, True)}
     rows = []
+    dump: list[dict] = []
     totals: dict[tuple[str, str], list] = {}
     for family in families:
         for seed in seeds:
@@ -80,8 +84,8 @@ def main() -> int:
                 if n == 0:
                     continue
                 deck, frames = _frames(family, seed, slice_, n, args.width)
-                for label, emb in namers.items():
-                    namer = BandNamer(deck, embedder=emb)
+                for label, (emb, fuse) in namers.items():
+                    namer = BandNamer(deck, embedder=emb, fuse=fuse)
                     readings = []
                     t0 = time.perf_counter()
                     for image, bands in frames:
@@ -91,6 +95,18 @@ def main() -> int:
                         names = namer.name_boxes(image, cal, [b for _, b in bands])
                         readings.extend((c, nm) for (c, _), nm in zip(bands, names, strict=True))
                     ms = 1000 * (time.perf_counter() - t0) / max(1, len(readings))
+                    for k, (truth, nm) in enumerate(readings):
+                        dump.append(
+                            {
+                                "design": f"{family}-{seed}",
+                                "slice": slice_,
+                                "namer": label,
+                                "k": k,
+                                "truth": truth,
+                                "card": nm.card if nm else None,
+                                "p": nm.confidence if nm else 0.0,
+                            }
+                        )
                     t = tally(readings)
                     totals.setdefault((label, slice_), []).extend(readings)
                     row = {
@@ -123,6 +139,8 @@ def main() -> int:
         }
         print(f"ALL {slice_:<5} {label:<10} {json.dumps(summary[f'{label}/{slice_}'])}")
     print(f"(gate {GATE}; {np.sum([r['bands'] for r in rows]) // max(1, len(namers))} bands)")
+    if args.dump:
+        args.dump.write_text("\n".join(json.dumps(d) for d in dump))
     if args.json:
         print(json.dumps({"rows": rows, "summary": summary}))
     return 0

@@ -97,6 +97,13 @@ def card_logits(net: BandNet, q: torch.Tensor, refs: torch.Tensor) -> torch.Tens
     return net.scale() * torch.logsumexp(sims * 8.0, dim=1) / 8.0
 
 
+def pool_specs(decks: int) -> list[tuple[str, int]]:
+    """The training decks: the default one, then the training families in turn."""
+    return [("default", 0)] + [
+        (TRAIN_FAMILIES[i % len(TRAIN_FAMILIES)], 1000 + i) for i in range(decks - 1)
+    ]
+
+
 def _one_deck(spec: tuple[str, int]) -> DeckBands:
     family, seed = spec
     deck = default_deck() if family == "default" else design_deck(family, seed)
@@ -108,28 +115,55 @@ def build_pool(specs: Sequence[tuple[str, int]], workers: int, desc: str) -> lis
         return list(tqdm(ex.map(_one_deck, specs, chunksize=2), total=len(specs), desc=desc))
 
 
+SCENE_SHARE = 0.5
+"""Share of a deck's queries taken from its rendered-scene crops, when it has some."""
+
+
 def _deck_batch(
-    bands: DeckBands, rng: np.random.Generator, queries: int
+    bands: DeckBands,
+    rng: np.random.Generator,
+    queries: int,
+    scenes: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     refs = np.stack([enrolled_view(bands, i, rng) for i in range(2 * N_CARDS)])
-    idx = rng.integers(0, 2 * N_CARDS, queries)
-    idx = np.where(rng.random(queries) < 0.6, idx % N_CARDS, idx)  # top ends more often
-    views = np.stack([camera_view(bands, int(i), rng) for i in idx])
-    return refs, views, (idx % N_CARDS).astype(np.int64)
+    n_scene = round(queries * SCENE_SHARE) if scenes is not None and len(scenes[1]) else 0
+    idx = rng.integers(0, 2 * N_CARDS, queries - n_scene)
+    idx = np.where(rng.random(len(idx)) < 0.6, idx % N_CARDS, idx)  # top ends more often
+    views = [camera_view(bands, int(i), rng) for i in idx]
+    labels = list(idx % N_CARDS)
+    if n_scene and scenes is not None:
+        pick = rng.integers(0, len(scenes[1]), n_scene)
+        for k in pick:
+            # a little more light and exposure on top of the scene's own
+            gain = rng.uniform(0.85, 1.15) * rng.uniform(0.93, 1.07, 3)
+            views.append(np.clip(scenes[0][k].astype(np.float32) * gain, 0, 255))
+            labels.append(int(scenes[1][k]))
+    return refs, np.stack(views).astype(np.float32), np.asarray(labels, np.int64)
 
 
 class _Batches(torch.utils.data.IterableDataset):
-    def __init__(self, pool: list[DeckBands], decks: int, queries: int, seed: int) -> None:
+    def __init__(
+        self,
+        pool: list[DeckBands],
+        decks: int,
+        queries: int,
+        seed: int,
+        scenes: dict[int, tuple[np.ndarray, np.ndarray]],
+    ) -> None:
         self.pool, self.decks, self.queries, self.seed = pool, decks, queries, seed
+        self.scenes = scenes
 
     def __iter__(self) -> Iterator[list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]]:
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng(self.seed + (info.id if info else 0))
         while True:
             chosen = rng.choice(len(self.pool), self.decks, replace=False)
+            if self.scenes and rng.random() < 0.5:  # half the steps on decks seen in scenes
+                chosen = rng.choice(sorted(self.scenes), self.decks, replace=False)
             batch = []
             for k in chosen:
-                refs, views, labels = _deck_batch(self.pool[int(k)], rng, self.queries)
+                scenes = self.scenes.get(int(k))
+                refs, views, labels = _deck_batch(self.pool[int(k)], rng, self.queries, scenes)
                 batch.append(
                     (
                         torch.from_numpy(to_input(refs)),
@@ -163,7 +197,8 @@ def evaluate(
         r = net(torch.from_numpy(to_input(refs)))
         q = net(torch.from_numpy(to_input(views)))
         pred = card_logits(net, q, r).argmax(1).numpy()
-        right.setdefault(name.split("-")[0], []).extend((pred == labels).tolist())
+        key = name if name.startswith("scene:") else name.split("-")[0]
+        right.setdefault(key, []).extend((pred == labels).tolist())
     net.train()
     return {k: float(np.mean(v)) for k, v in right.items()}
 
@@ -198,6 +233,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true", help="continue from RUN_DIR/last.pt")
     ap.add_argument("--val-every", type=int, default=250)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--scene-crops",
+        type=Path,
+        default=Path("runs/bandnet/scene-crops.npz"),
+        help="run-time crops of rendered scenes (python -m companion.training.band_scenes)",
+    )
+    ap.add_argument(
+        "--val-scene-frames",
+        type=int,
+        default=3,
+        help="rendered scenes per held-out design to validate on (0: drawn views only)",
+    )
     args = ap.parse_args(argv)
 
     torch.set_num_threads(2)
@@ -205,9 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_dir = args.run_dir.resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
-    specs = [("default", 0)] + [
-        (TRAIN_FAMILIES[i % len(TRAIN_FAMILIES)], 1000 + i) for i in range(args.decks - 1)
-    ]
+    specs = pool_specs(args.decks)
     cached = run_dir / f"pool-{args.decks}.npy"
     if cached.is_file():
         ends = np.load(cached, mmap_mode="r")
@@ -219,6 +264,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         [(f, s) for f in HELD_OUT_FAMILIES for s in VAL_SEEDS], args.workers, "held-out decks"
     )
     val = _validation(val_pool, 112)
+    from companion.training.band_scenes import build_scene_crops
+
+    held = [(f, VAL_SEEDS[0]) for f in HELD_OUT_FAMILIES] if args.val_scene_frames else []
+    scene_parts = build_scene_crops(held, args.val_scene_frames, args.workers) if held else []
+    for (family, seed), (crops, labels) in zip(held, scene_parts, strict=True):
+        bands = val_pool[[b.name for b in val_pool].index(f"{family}-{seed}")]
+        val.append((f"scene:{family}", reference_views(bands), crops.astype(np.float32), labels))
+    scenes: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    if args.scene_crops.is_file():
+        data = np.load(args.scene_crops)
+        for k in np.unique(data["decks"]):
+            sel = data["decks"] == k
+            scenes[int(k)] = (data["crops"][sel], data["labels"][sel])
+        print(f"{len(data['labels'])} scene crops of {len(scenes)} decks", flush=True)
     print(f"decks ready in {time.monotonic() - t0:.0f} s", flush=True)
 
     net = BandNet()
@@ -232,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         step = int(state["step"])
         print(f"resumed at step {step}", flush=True)
     loader = torch.utils.data.DataLoader(
-        _Batches(pool, args.batch_decks, args.queries, seed=step),
+        _Batches(pool, args.batch_decks, args.queries, seed=step, scenes=scenes),
         batch_size=None,
         num_workers=1,
         prefetch_factor=4,

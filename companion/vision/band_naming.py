@@ -66,6 +66,8 @@ VALUE_SEARCH_PX: Final = 3
 VALUE_MASK_FLOOR: Final = 0.25
 """Pixels where an ingredient's 8 faces differ by less than this share of the most differing
 pixel do not vote on the value."""
+EMBED_SHIFTS: Final = tuple((dy, dx) for dy in (-4, 0, 4) for dx in (-5, 0, 5))
+"""Offsets (px at PPM) of the crops the learned comparison sees around the aligned band."""
 N_ING: Final = len(INGREDIENTS)
 N_VAL: Final = len(CARD_IDS) // N_ING
 
@@ -250,10 +252,14 @@ class _Refs:
 class BandNamer:
     """Names the top bands of one deck's cards, whatever the design."""
 
-    def __init__(self, deck: Deck, embedder: BandEmbedder | bool | None = True) -> None:
+    def __init__(
+        self, deck: Deck, embedder: BandEmbedder | bool | None = True, fuse: bool = True
+    ) -> None:
         """`embedder`: True for the shipped band embedding when present, False for the
-        hand-made scores alone, or a loaded one."""
+        hand-made scores alone, or a loaded one; `fuse`: False to let it name alone (for
+        measuring it)."""
         self.deck = deck
+        self._fuse = fuse
         self._embedder = load_embedder() if embedder is True else (embedder or None)
         self._refs = self._build(deck)
 
@@ -339,6 +345,36 @@ class BandNamer:
         box: tuple[float, float, float, float],
         gains: np.ndarray,
     ) -> Naming | None:
+        found = self._locate(image, cal, box, gains)
+        return None if found is None else self._read(*found)
+
+    def crop_for_box(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        box: tuple[float, float, float, float],
+        gains: np.ndarray,
+    ) -> np.ndarray | None:
+        """The band's top TOP_MM as the learned comparison gets it (None when the band is no
+        card of this deck): what the embedding is trained on from rendered scenes."""
+        found = self._locate(image, cal, box, gains)
+        if found is None:
+            return None
+        patch, rep, _, _, _, _, coarse, coarse_at = found
+        best_j, _, ing_scores, ing_at, _ = self._ingredient(rep, coarse, coarse_at)
+        if ing_scores[best_j] < MIN_SCORE:
+            return None
+        return self.aligned_crops(patch, *ing_at[best_j])[len(EMBED_SHIFTS) // 2]
+
+    def _locate(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        box: tuple[float, float, float, float],
+        gains: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, float, float, float, bool, np.ndarray, np.ndarray] | None:
+        """The band upright: (patch, its rep, centre x, y, angle, flipped, coarse scores and
+        positions), the way up and quarter turn chosen on the coarse pass."""
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         bw, bh = box[2] - box[0], box[3] - box[1]
         if bw <= 0 or bh <= 0:
@@ -360,7 +396,7 @@ class BandNamer:
                     best = (float(scores.max()), a, flipped, patch, rep, scores, at)
         assert best is not None
         _, a, flipped, patch, rep, scores, at = best
-        return self._read(patch, rep, cx, cy, a, flipped, scores, at)
+        return patch, rep, cx, cy, a, flipped, scores, at
 
     def _skew(
         self, image, cal, cx: float, cy: float, squarish: bool, flipped: bool = False
@@ -431,17 +467,10 @@ class BandNamer:
         )
         return patch.astype(np.float32) * gains
 
-    def _read(
-        self,
-        patch: np.ndarray,
-        rep: np.ndarray,
-        cx: float,
-        cy: float,
-        angle: float,
-        flipped: bool,
-        coarse: np.ndarray,
-        coarse_at: np.ndarray,
-    ) -> Naming | None:
+    def _ingredient(
+        self, rep: np.ndarray, coarse: np.ndarray, coarse_at: np.ndarray
+    ) -> tuple[int, int, np.ndarray, list[tuple[int, int]], float]:
+        """(best end*ingredient, its rival, their scores, alignments, margin)."""
         refs = self._refs
         th, tw = refs.full.shape[1:3]
         # the ingredient: the best few ingredients' mean bands (their 8 values averaged:
@@ -473,6 +502,22 @@ class BandNamer:
             if s_rival > s_best:
                 best_j, rival = rival, best_j
             i_margin = max(i_margin, abs(s_best - s_rival) * PAIR_SCALE)
+        return best_j, rival, ing_scores, ing_at, i_margin
+
+    def _read(
+        self,
+        patch: np.ndarray,
+        rep: np.ndarray,
+        cx: float,
+        cy: float,
+        angle: float,
+        flipped: bool,
+        coarse: np.ndarray,
+        coarse_at: np.ndarray,
+    ) -> Naming | None:
+        refs = self._refs
+        tw = refs.full.shape[2]
+        best_j, rival, ing_scores, ing_at, i_margin = self._ingredient(rep, coarse, coarse_at)
         best_s = float(ing_scores[best_j])
         end, ing = divmod(best_j, N_ING)
         runner_ing = rival % N_ING
@@ -497,7 +542,10 @@ class BandNamer:
         runner = ing * N_VAL + int(ranked[1]) if v_margin < i_margin else runner_ing * N_VAL + value
         probability = _confidence(best_s, v_margin, i_margin)
         if refs.embedded is not None and best_s >= MIN_SCORE:
-            card, runner, probability = self._embedded_reading(patch, ax, ay)
+            learned = self._embedded_reading(patch, ax, ay)
+            card, runner, probability = (
+                _fuse((card, runner, probability), learned) if self._fuse else learned
+            )
         # where the band is: centre of the matched top part, back on the plane
         local_x = (ax + tw / 2) / PPM - (CARD_W_MM / 2 + SEARCH_X_MM)
         local_y = (ay / PPM + INDEX_STRIP_MM / 2) - (INDEX_STRIP_MM / 2 + SEARCH_Y_MM)
@@ -515,21 +563,40 @@ class BandNamer:
             probability=probability,
         )
 
+    def aligned_crops(self, patch: np.ndarray, ax: int, ay: int) -> np.ndarray:
+        """The band's top TOP_MM where the hand-made pass aligned it, and around it: the
+        alignment of an ingredient's mean band can be a few pixels off (a flat full-bleed
+        colour anchors it poorly), so the learned comparison looks at EMBED_SHIFTS of it."""
+        th, tw = self._refs.full.shape[1:3]
+        out = []
+        for dy, dx in EMBED_SHIFTS:
+            y0 = min(max(ay + dy, 0), patch.shape[0] - th)
+            x0 = min(max(ax + dx, 0), patch.shape[1] - tw)
+            out.append(patch[y0 : y0 + th, x0 : x0 + tw])
+        return np.stack(out)
+
     def _embedded_reading(self, patch: np.ndarray, ax: int, ay: int) -> tuple[int, int, float]:
-        """The learned comparison of the band (aligned where the hand-made pass found it) with
-        every reference: (card, runner-up, softmax probability of the card)."""
+        """The learned comparison of the band with every reference, at the best of a few
+        shifts: (card, runner-up, softmax probability of the card)."""
         refs = self._refs
         assert refs.embedded is not None and self._embedder is not None
-        th, tw = refs.full.shape[1:3]
-        y0 = min(max(ay, 0), patch.shape[0] - th)
-        x0 = min(max(ax, 0), patch.shape[1] - tw)
-        q = self._embedder.embed(patch[None, y0 : y0 + th, x0 : x0 + tw])[0]
-        sims = (refs.embedded @ q).reshape(2, N_ING * N_VAL)
+        q = self._embedder.embed(self.aligned_crops(patch, ax, ay))
+        sims = (q @ refs.embedded.T).max(axis=0).reshape(2, N_ING * N_VAL)
         logits = self._embedder.scale * (np.logaddexp(8 * sims[0], 8 * sims[1]) / 8.0)
         p = np.exp(logits - logits.max())
         p /= p.sum()
         ranked = np.argsort(p)[::-1]
         return int(ranked[0]), int(ranked[1]), float(p[ranked[0]])
+
+
+def _fuse(hand: tuple[int, int, float], learned: tuple[int, int, float]) -> tuple[int, int, float]:
+    """Two independent readings of one band: (card, runner-up, probability) each. Agreeing,
+    each one's doubt must be right for both to be wrong; disagreeing, the surer one stands,
+    discounted by how sure the other was."""
+    if hand[0] == learned[0]:
+        return hand[0], hand[1], 1.0 - (1.0 - hand[2]) * (1.0 - learned[2])
+    sure, other = (hand, learned) if hand[2] >= learned[2] else (learned, hand)
+    return sure[0], other[0], sure[2] * (1.0 - other[2])
 
 
 def _confidence(score: float, v_margin: float, i_margin: float) -> float:

@@ -1,0 +1,68 @@
+"""The learned band comparison: trained on generated designs only, usable on any deck."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.deck.designs import HELD_OUT_FAMILIES, design_deck
+from companion.training.band_embed import pool_specs
+from companion.training.band_views import camera_view, deck_bands, reference_views
+from companion.vision.band_embedding import EMBED_H, EMBED_W, BandEmbedder
+
+
+def test_training_decks_never_include_a_held_out_design():
+    """The designs the benchmarks judge it on are never drawn for training."""
+    families = {f for f, _ in pool_specs(300)}
+    assert not families & set(HELD_OUT_FAMILIES)
+    assert "default" in families and len(families) >= 5
+
+
+def test_camera_views_are_the_card_not_another():
+    """A drawn camera view of a card (light, blur, a millimetre or so off) still matches its
+    own band better than the other values of its ingredient in most draws: the training signal
+    is there and not drowned."""
+    import cv2
+
+    bands = deck_bands(design_deck("corner", 11))
+    refs = reference_views(bands)
+    rng = np.random.default_rng(0)
+    wins = 0
+    cards = range(0, 56, 3)
+    for card in cards:
+        view = camera_view(bands, card, rng, hard=0.0)
+        ing = card // 8 * 8
+        scores = [
+            cv2.matchTemplate(view, refs[ing + v][5:-5, 10:-10], cv2.TM_CCOEFF_NORMED).max()
+            for v in range(8)
+        ]
+        wins += int(np.argmax(scores)) == card - ing
+    assert view.shape == (EMBED_H, EMBED_W, 3)
+    assert wins >= 0.8 * len(cards), wins
+
+
+@pytest.mark.slow
+def test_training_runs_from_scratch_and_exports(tmp_path: Path):
+    """`python -m companion.training.band_embed` trains, validates on the held-out designs and
+    writes an ONNX model the namer loads (a few seconds of training here)."""
+    out = tmp_path / "bandnet.onnx"
+    cmd = [
+        sys.executable, "-m", "companion.training.band_embed", "--decks", "3",
+        "--minutes", "0.15", "--val-every", "5", "--run-dir", str(tmp_path / "run"),
+        "--out", str(out), "--scene-crops", str(tmp_path / "none.npz"),
+        "--val-scene-frames", "0", "--workers", "1", "--queries", "8",
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    assert set(HELD_OUT_FAMILIES) <= set(history[-1])
+    emb = BandEmbedder(out)
+    z = emb.embed(np.random.default_rng(0).uniform(0, 255, (3, EMBED_H, EMBED_W, 3)))
+    assert z.shape == (3, 128)
+    assert np.allclose(np.linalg.norm(z, axis=1), 1.0, atol=1e-4)
+    assert 4.0 <= emb.scale <= 64.0
