@@ -43,6 +43,9 @@ REFINE_X_MM: Final = 2.5
 REFINE_Y_MM: Final = 2.0
 """How far the best candidates may shift to find their own alignment."""
 SKEW_RETRIES_DEG: Final = (-8.0, -4.0, 4.0, 8.0)
+UPRIGHT_DEG: Final = 3.0
+"""A strip found within this of upright (or of a quarter turn) gets no skew retries: its edges
+are the box's own, the skew they give is as sure as on any upright strip."""
 REFINE_TOP: Final = 4
 """Candidates (card and orientation) re-scored at their best alignment."""
 PIP_OVERRIDE: Final = 0.08
@@ -281,15 +284,17 @@ class StripNamer:
     ) -> list[tuple[Naming, np.ndarray] | None]:
         """Matching against the deck alone: per box its naming and the upright strip patch
         (REFINE margins) it was read from, or None when no strip was found in the box."""
-        # turned cards (boxes not clearly wider than tall) get their skew re-tried either
-        # side: edge directions are least sure there, and a strip 2 degrees off loses its ends
+        # turned cards (boxes not clearly wider than tall, found off upright) get their skew
+        # re-tried either side: edge directions are least sure there, and a strip 2 degrees
+        # off loses its ends
         variants: list[tuple[int, _Located]] = []
         for k, box in enumerate(boxes_mm):
             loc = self._locate(image, cal, box)
             if loc is None:
                 continue
             variants.append((k, loc))
-            if box[3] - box[1] > 0.5 * (box[2] - box[0]):
+            off_axis = abs((loc.angle_deg + 45.0) % 90.0 - 45.0) > UPRIGHT_DEG
+            if off_axis and box[3] - box[1] > 0.5 * (box[2] - box[0]):
                 for d in SKEW_RETRIES_DEG:
                     variants.append((k, replace(loc, angle_deg=loc.angle_deg + d)))
         out: list[tuple[Naming, np.ndarray] | None] = [None] * len(boxes_mm)
