@@ -173,11 +173,15 @@ def test_a_strip_whose_pixels_did_not_change_keeps_its_name():
     assert first.strips > 5 and first.named == first.strips
     again = det.detect(image.copy(), cal)
     assert again.named == 0 and again.cards == first.cards
+    assert first.searched and not again.searched  # an unchanged view: the finder did not run
+    det.forget_view()
+    searched = det.detect(image.copy(), cal)
+    assert searched.searched and searched.named == 0 and searched.cards == first.cards
     x1, y1, x2, y2 = min(first.cards, key=lambda r: r.box[3] - r.box[1]).box
     painted = image.copy()  # one more dark dot on one strip: still a strip, not the same one
     cv2.circle(painted, (round((x1 + 3 * x2) / 4), round((y1 + y2) / 2)), 3, (20, 20, 20), -1)
     changed = det.detect(painted, cal)
-    assert changed.strips == first.strips
+    assert changed.searched and changed.strips == first.strips
     assert 1 <= changed.named <= 3
     shifted = cal.image_from_plane.copy()
     shifted[0, 2] += 3.0  # three pixels to the right: another view

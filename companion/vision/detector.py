@@ -9,7 +9,7 @@ merged into one reading spanning the card.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 import cv2
@@ -70,6 +70,9 @@ class FrameReading:
     named: int = 0
     """Strips named in this frame; the others kept the name they had in the previous one
     (same place, same pixels)."""
+    searched: bool = True
+    """The finder ran on this frame. False: the whole table view was unchanged since it last
+    ran (every pixel within camera noise), so that reading was kept as it was."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +167,8 @@ class CardDetector:
         """`classifier` (default deck only): True = the shipped strip classifier; False/None =
         matching only. `reuse_names`: a strip found where it was in the previous frame, with
         the same pixels (same calibration), keeps its name instead of being named again (on a
-        still table only the card just laid is named).
+        still table only the card just laid is named), and a table view unchanged since the
+        finder last ran keeps that whole reading (the finder does not run again).
 
         The default deck (None: only its strips are drawn) is named by its own strip layout
         (numeral panel, glyph, pips) and the shipped classifier; any other deck by BandNamer,
@@ -175,10 +179,18 @@ class CardDetector:
         self.reuse_names = reuse_names
         self._memory: tuple[TableCalibration, list[_Remembered]] | None = None
         """(calibration, strips) of the previous frame read."""
+        self._last: tuple[TableCalibration, np.ndarray, FrameReading] | None = None
+        """(calibration, rectified view, reading) of the last frame the finder ran on."""
+
+    def forget_view(self) -> None:
+        """Run the finder at the next frame even if the view did not change (strips that did
+        not change still keep their names): what a frame costs when something moved."""
+        self._last = None
 
     def forget(self) -> None:
-        """Name every strip afresh at the next frame."""
+        """Find and name every strip afresh at the next frame."""
         self._memory = None
+        self._last = None
 
     def _recall(
         self, view: np.ndarray, cal: TableCalibration, xyxy: np.ndarray
@@ -205,6 +217,11 @@ class CardDetector:
         if cal is None:
             cal, calibrated = nominal_calibration(image), False
         view = rectify(image, cal)
+        if self.reuse_names and self._last is not None and calibrated:
+            last_cal, last_view, last = self._last
+            same_view = last_cal is cal or not cal.moved_from(last_cal, SAME_VIEW_PX)
+            if same_view and unchanged(last_view, view):
+                return replace(last, named=0, searched=False)
         dets = self.model.predict(view)
         ppm = layout.RECTIFIED_PX_PER_MM
         namings: list[Naming | None] = [None] * len(dets)
@@ -244,7 +261,10 @@ class CardDetector:
                 )
             )
         cards, duplicates = resolve_duplicates(readings)
-        return FrameReading(tuple(cards), calibrated, tuple(duplicates), len(dets), len(todo))
+        reading = FrameReading(tuple(cards), calibrated, tuple(duplicates), len(dets), len(todo))
+        if self.reuse_names and calibrated:
+            self._last = (cal, view, reading)
+        return reading
 
 
 def _strip_corners_mm(n: Naming, y_from: float, y_to: float) -> np.ndarray:
