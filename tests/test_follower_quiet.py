@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from companion.tracking.follower import HIDDEN_STEPS, GameFollower, hidden_returns
+from companion.tracking.follower import COVER_S, HIDDEN_STEPS, GameFollower, hidden_returns
 from companion.tracking.view import GameView
 from companion.tracking.warnings import NOTICES, RULE_WARNINGS, Note, english
 from companion.ui.i18n import STRINGS, warning_text
@@ -85,6 +85,22 @@ def test_the_card_a_new_card_lands_on_is_covered_quietly() -> None:
     assert tb.f.view().bowls[0].cards == ("menma-7", "negi-1")
     out = tb.play("shiitake-6", "bowl-1")  # Bob's second card into the same bowl
     assert codes(out) == ["same_bowl_twice"]  # a real fault is still warned
+
+
+@pytest.mark.parametrize(("after", "noticed"), [(0.2, False), (COVER_S, False), (1.0, True)])
+def test_the_card_landed_on_given_up_a_moment_later_is_covered(after: float, noticed: bool) -> None:
+    """The settler may commit a laid card a frame before it gives up the card under it: that
+    card going out of sight within COVER_S of the landing is covered, quietly; later it is a
+    notice, as before (test_follower_faults: one change later, 1 s)."""
+    tb = alice_plays_both()
+    tb.remove("ajitama-0")
+    tb.refill("kamaboko-0")
+    tb.play("negi-1", "bowl-1")  # lands on menma-7
+    tb.t += after - 1.0  # the next change comes `after` seconds later
+    out = tb.remove("menma-7")
+    assert [e["card"] for e in kinds(out, "card_hidden")] == (["menma-7"] if noticed else [])
+    assert codes(out) == []
+    assert tb.f.view().bowls[0].cards == ("menma-7", "negi-1")
 
 
 def test_a_card_lost_elsewhere_in_the_bowl_is_still_noticed() -> None:

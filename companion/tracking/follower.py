@@ -54,6 +54,9 @@ CORRECTIONS: Final = frozenset({"correction_card", "correction_reassign", "corre
 INPUTS: Final = OBSERVATIONS | COMMANDS | CORRECTIONS
 """Event types the game is derived from; every other type is derived and ignored on rebuild."""
 
+COVER_S: Final = 0.75
+"""A bowl card going out of sight this soon after a card landed on it is covered by it (the
+laid card may be committed a frame or two before the card under it is given up)."""
 MAX_WARNINGS: Final = 3
 """Warnings the view keeps (newest last)."""
 
@@ -121,6 +124,8 @@ class _Game:
     gone: set[str] = field(default_factory=set)
     landed: dict[str, list[str]] = field(default_factory=dict)
     """Cards laid in each bowl in the settled change being read."""
+    last_landing: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """Bowl -> (card the last card laid in it landed on, when)."""
     serving: set[str] = field(default_factory=set)
     """Cards of ready bowls emptied in the settled change being read (served)."""
     pending: list[str] = field(default_factory=list)
@@ -266,6 +271,10 @@ class _Game:
                 self.take(a)
             else:
                 self.refill(a)
+        for bowl in BOWLS:
+            under = self.landed_on(bowl)
+            if under is not None and under in self.bowls[bowl]:
+                self.last_landing[bowl] = (under, self.t)
         return self.out
 
     def expected(self) -> tuple[str, ...]:
@@ -427,15 +436,24 @@ class _Game:
         """No card of the bowl is seen any more once `removed` are gone too."""
         return set(removed) | self.leaving[bowl] | self.hidden[bowl] >= set(self.bowls[bowl])
 
-    def covered(self, bowl: str) -> str | None:
-        """The card a card laid in this same settled change landed on (the bowl's last card
-        before it): a cascade laid a little tight hides its strip, the commonest way a bowl
-        card goes out of sight. Read as covered: it still counts, nobody is told off."""
+    def landed_on(self, bowl: str) -> str | None:
+        """The card the cards laid in this settled change landed on (the bowl's last before)."""
         landed = self.landed.get(bowl, [])
         if not landed:
             return None
         before = [c for c in self.bowls[bowl] if c not in landed]
         return before[-1] if before else None
+
+    def covered(self, bowl: str) -> str | None:
+        """The card a card laid in this same settled change, or in one at most COVER_S
+        earlier, landed on: a cascade laid a little tight hides its strip, the commonest way a
+        bowl card goes out of sight (the laid card can be committed a moment before the card
+        under it is given up). Read as covered: it still counts, nobody is told off."""
+        here = self.landed_on(bowl)
+        if here is not None:
+            return here
+        card, t = self.last_landing.get(bowl, (None, -math.inf))
+        return card if self.t - t <= COVER_S else None
 
     def clear(self, bowl: str, cards: tuple[str, ...]) -> None:
         unseen = self.leaving[bowl] | self.hidden[bowl]
