@@ -191,3 +191,30 @@ def test_a_strip_whose_pixels_did_not_change_keeps_its_name():
     fresh = CardDetector(load_model(), load_deck(None), reuse_names=False)
     fresh.detect(image, cal)
     assert fresh.detect(image, cal).named == first.strips
+
+
+def test_a_change_is_searched_where_it_happened_and_reads_as_a_whole_search():
+    """NCNN takes any input size: after a change only that part of the view (and a strip's
+    length around it) is searched, the other boxes stand; the cards read are those a search of
+    the whole view reads."""
+    from companion.vision.backends import load_model, model_path
+    from companion.vision.calibration import calibrate
+    from companion.vision.detector import CardDetector
+
+    if not model_path("ncnn").exists():
+        pytest.skip("no NCNN model")
+    frames = [cv2.imread(str(f)) for f in FRAMES[:2]]
+    for image in frames:
+        cal = calibrate(image)
+        assert cal is not None
+        det = CardDetector(load_model("ncnn", threads=1))
+        first = det.detect(image, cal)
+        top = min(first.cards, key=lambda r: r.box[1])
+        x1, y1, x2, y2 = (round(v) for v in top.box)
+        changed = image.copy()  # one card's strip gone under a sheet of paper
+        changed[y1 - 4 : y2 + 4, x1 - 4 : x2 + 4] = (200, 200, 200)
+        part = det.detect(changed, cal)
+        whole = CardDetector(load_model("ncnn", threads=1), reuse_names=False).detect(changed, cal)
+        assert part.searched and part.named < first.strips // 2
+        assert part.strips == whole.strips
+        assert {c.card for c in part.cards} == {c.card for c in whole.cards}

@@ -33,6 +33,9 @@ INPUT_SIZE: Final = (
     (RECT_SIZE[1] + 31) // 32 * 32,
 )
 """(width, height) the exported models take: the rectified view padded to a multiple of 32."""
+CROP_SIZE: Final = 320
+"""The NCNN finder's second export takes this square: the part of the view around a change
+(an export's input size is fixed: another size corrupts memory inside NCNN)."""
 BACKENDS: Final = ("ncnn", "onnx", "torch")
 PAD_VALUE: Final = 114
 
@@ -47,17 +50,17 @@ class StripModel(Protocol):
     def predict(self, view: np.ndarray) -> Detections: ...
 
 
-def pad_view(view: np.ndarray) -> np.ndarray:
-    """Place the rectified view top-left on an INPUT_SIZE canvas (no scaling)."""
-    w, h = INPUT_SIZE
+def pad_view(view: np.ndarray, size: tuple[int, int] = INPUT_SIZE) -> np.ndarray:
+    """Place the rectified view top-left on a `size` (width, height) canvas (no scaling)."""
+    w, h = size
     out = np.full((h, w, 3), PAD_VALUE, np.uint8)
     vh, vw = view.shape[:2]
     out[: min(h, vh), : min(w, vw)] = view[:h, :w]
     return out
 
 
-def _blob(view: np.ndarray) -> np.ndarray:
-    img = pad_view(view)[:, :, ::-1]  # BGR -> RGB
+def _blob(view: np.ndarray, size: tuple[int, int] = INPUT_SIZE) -> np.ndarray:
+    img = pad_view(view, size)[:, :, ::-1]  # BGR -> RGB
     return np.ascontiguousarray(img.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
 
 
@@ -120,22 +123,44 @@ class NcnnModel:
     conf: float = 0.25
     iou: float = 0.5
     backend: str = "ncnn"
+    crop_path: Path | None = None
+    """The same finder exported at CROP_SIZE (`*_crop320_ncnn_model`), when there is one."""
 
     def __post_init__(self) -> None:
         import ncnn
 
         self._ncnn = ncnn
-        self._net = ncnn.Net()
-        self._net.opt.num_threads = self.threads
-        self._net.load_param(str(self.path / "model.ncnn.param"))
-        self._net.load_model(str(self.path / "model.ncnn.bin"))
+        self._net = self._load(self.path)
+        self._crop_net = None
+        self.crop_size: int | None = None
+        """Side of the square predict_crop() takes, None without the crop export."""
+        if self.crop_path is not None and (self.crop_path / "model.ncnn.param").exists():
+            self._crop_net = self._load(self.crop_path)
+            self.crop_size = CROP_SIZE
+
+    def _load(self, folder: Path) -> Any:
+        net = self._ncnn.Net()
+        net.opt.num_threads = self.threads
+        net.load_param(str(folder / "model.ncnn.param"))
+        net.load_model(str(folder / "model.ncnn.bin"))
+        return net
 
     def predict(self, view: np.ndarray) -> Detections:
+        return self._run(self._net, _blob(view)[0])
+
+    def predict_crop(self, crop: np.ndarray) -> Detections:
+        """Boxes in a part of the view at most crop_size square (crop pixels), by the crop
+        export: a fifth of the pixels of the whole view."""
+        h, w = crop.shape[:2]
+        if self._crop_net is None or h > CROP_SIZE or w > CROP_SIZE:
+            raise ValueError(f"predict_crop takes at most {CROP_SIZE} x {CROP_SIZE}, got {w} x {h}")
+        return self._run(self._crop_net, _blob(crop, (CROP_SIZE, CROP_SIZE))[0])
+
+    def _run(self, net: Any, blob: np.ndarray) -> Detections:
         # ncnn.Mat wraps the array without copying: both must outlive extract(), or a large
         # blob is freed (unmapped) under ncnn and the process segfaults.
-        blob = _blob(view)[0]
         mat = self._ncnn.Mat(blob)
-        ex = self._net.create_extractor()
+        ex = net.create_extractor()
         ex.input("in0", mat)
         _, out = ex.extract("out0")
         return decode(np.array(out), self.conf, self.iou)
@@ -163,6 +188,11 @@ class TorchModel:
         )
         result = results[0]
         return Detections.from_ultralytics(result)
+
+
+def crop_model_path(models_dir: Path = MODELS_DIR, name: str = MODEL_NAME) -> Path:
+    """The NCNN finder exported at CROP_SIZE (optional)."""
+    return models_dir / f"{name}_crop{CROP_SIZE}_ncnn_model"
 
 
 def model_path(backend: str, models_dir: Path = MODELS_DIR, name: str = MODEL_NAME) -> Path:
@@ -202,7 +232,7 @@ def load_model(
             if b == "onnx":
                 return OnnxModel(path, threads, conf)
             if b == "ncnn":
-                return NcnnModel(path, threads, conf)
+                return NcnnModel(path, threads, conf, crop_path=crop_model_path(models_dir, name))
             return TorchModel(path, threads, conf)
         except ImportError:
             if backend:

@@ -26,6 +26,7 @@ from companion.vision.backends import (
 )
 from companion.vision.band_naming import BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
+from companion.vision.detections import Detections
 from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
 from companion.vision.strip_classifier import StripClassifier, load_classifier
@@ -41,6 +42,13 @@ UNCHANGED_LEVEL: Final = 24
 channel difference) changed by more than this: camera noise stays under ~5 on a still table,
 a different numeral or one pip more changes a blob of pixels by 60-200."""
 CROP_MARGIN_PX: Final = 3
+CROP_CONTEXT_PX: Final = 72
+"""Around the part of the view that changed, this much more is searched: a strip reaching into
+the change (63 mm long, 1 px/mm) lies wholly inside, so it is found whole."""
+STRIP_MAX_PX: Final = 80
+"""No strip's box is longer (63 mm at 1 px/mm, turned: under 70)."""
+NMS_IOU: Final = 0.5
+"""As the finder's own (backends.decode)."""
 SAME_VIEW_PX: Final = 0.5
 """Calibrations closer than this (play-area corners, image px) see the same rectified view."""
 
@@ -73,6 +81,9 @@ class FrameReading:
     searched: bool = True
     """The finder ran on this frame. False: the whole table view was unchanged since it last
     ran (every pixel within camera noise), so that reading was kept as it was."""
+    search_share: float = 1.0
+    """Share of the view the finder ran on (only around what changed, when the model takes
+    any input size); 0 when it did not run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,21 +111,68 @@ def _box_mm(xyxy: np.ndarray, ppm: float) -> tuple[float, float, float, float]:
     return x0, y0, x1, y1
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+def _ious(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) intersection over union of boxes a (n, 4) and b (m, 4)."""
+    ix = np.clip(
+        np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0]), 0, None
+    )
+    iy = np.clip(
+        np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1]), 0, None
+    )
     inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return float(inter / union) if union > 0 else 0.0
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    union = area_a[:, None] + area_b[None, :] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0)
+
+
+def changed_box(
+    before: np.ndarray, after: np.ndarray, level: int = UNCHANGED_LEVEL
+) -> tuple[int, int, int, int] | None:
+    """Bounding box (x0, y0, x1, y1) of the 3 x 3 patches that changed by more than `level`
+    between two views of one shape, or None when none did."""
+    diff = _largest_channel(cv2.absdiff(before, after))
+    _, mask = cv2.threshold(cv2.blur(diff, (3, 3)), level, 255, cv2.THRESH_BINARY)
+    points = cv2.findNonZero(mask)
+    if points is None:
+        return None
+    x, y, w, h = cv2.boundingRect(points)
+    return x, y, x + w, y + h
+
+
+def _span(lo: int, hi: int, limit: int, want: int) -> tuple[int, int]:
+    """[lo, hi) grown to `want` pixels (real view, not padding: the finder boxes junk in a
+    thin padded strip), inside [0, limit) as far as it fits."""
+    grow = want - (hi - lo)
+    lo, hi = lo - grow // 2, hi + grow - grow // 2
+    if lo < 0:
+        lo, hi = 0, hi - lo
+    if hi > limit:
+        lo, hi = max(0, lo - (hi - limit)), limit
+    return lo, hi
+
+
+def _touches(xyxy: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """Boxes (n, 4) that overlap `box`."""
+    x0, y0, x1, y1 = box
+    return (xyxy[:, 0] < x1) & (xyxy[:, 2] > x0) & (xyxy[:, 1] < y1) & (xyxy[:, 3] > y0)
+
+
+def _largest_channel(diff: np.ndarray) -> np.ndarray:
+    """Per pixel, the largest of the channels (OpenCV's loops: numpy's max(axis=2) is 5x
+    slower on a whole view)."""
+    if diff.ndim == 2:
+        return diff
+    b, g, r = cv2.split(diff)
+    out: np.ndarray = cv2.max(cv2.max(b, g), r)
+    return out
 
 
 def unchanged(before: np.ndarray, after: np.ndarray, level: int = UNCHANGED_LEVEL) -> bool:
     """No 3 x 3 patch of `after` differs from `before` by more than `level` (largest channel)."""
     if before.shape != after.shape:
         return False
-    diff = cv2.absdiff(before, after)
-    if diff.ndim == 3:
-        diff = diff.max(axis=2)
+    diff = _largest_channel(cv2.absdiff(before, after))
     return float(cv2.blur(diff, (3, 3)).max()) <= level
 
 
@@ -179,8 +237,8 @@ class CardDetector:
         self.reuse_names = reuse_names
         self._memory: tuple[TableCalibration, list[_Remembered]] | None = None
         """(calibration, strips) of the previous frame read."""
-        self._last: tuple[TableCalibration, np.ndarray, FrameReading] | None = None
-        """(calibration, rectified view, reading) of the last frame the finder ran on."""
+        self._last: tuple[TableCalibration, np.ndarray, FrameReading, Detections] | None = None
+        """(calibration, rectified view, reading, boxes) of the last frame the finder ran on."""
 
     def forget_view(self) -> None:
         """Run the finder at the next frame even if the view did not change (strips that did
@@ -194,20 +252,24 @@ class CardDetector:
 
     def _recall(
         self, view: np.ndarray, cal: TableCalibration, xyxy: np.ndarray
-    ) -> tuple[bool, Naming | None]:
-        """(True, previous naming) when the strip boxed `xyxy` lies where it lay in the
-        previous frame with the same pixels, else (False, None)."""
-        if self._memory is None:
-            return False, None
-        before = self._memory[0]
+    ) -> list[tuple[bool, Naming | None]]:
+        """Per box: (True, previous naming) when the strip lies where it lay in the previous
+        frame with the same pixels, else (False, None)."""
+        out: list[tuple[bool, Naming | None]] = [(False, None)] * len(xyxy)
+        if self._memory is None or not len(xyxy) or not self._memory[1]:
+            return out
+        before, strips = self._memory
         if before is not cal and cal.moved_from(before, SAME_VIEW_PX):
-            return False, None
-        for old in self._memory[1]:
-            if _iou(old.xyxy, xyxy) >= SAME_BOX_IOU:
+            return out
+        ious = _ious(xyxy, np.stack([old.xyxy for old in strips]))
+        for k, row in enumerate(ious):
+            for j in np.flatnonzero(row >= SAME_BOX_IOU):
+                old = strips[j]
                 x0, y0, x1, y1 = old.box
                 if unchanged(old.crop, view[y0:y1, x0:x1]):
-                    return True, old.naming
-        return False, None
+                    out[k] = (True, old.naming)
+                    break
+        return out
 
     def detect(self, image: np.ndarray, cal: TableCalibration | None = None) -> FrameReading:
         """Read one BGR frame; `cal` = a known calibration, else markers are looked for."""
@@ -217,17 +279,28 @@ class CardDetector:
         if cal is None:
             cal, calibrated = nominal_calibration(image), False
         view = rectify(image, cal)
+        dets: Detections | None = None
+        share = 1.0
         if self.reuse_names and self._last is not None and calibrated:
-            last_cal, last_view, last = self._last
-            same_view = last_cal is cal or not cal.moved_from(last_cal, SAME_VIEW_PX)
-            if same_view and unchanged(last_view, view):
-                return replace(last, named=0, searched=False)
-        dets = self.model.predict(view)
+            last_cal, last_view, last, last_dets = self._last
+            if last_cal is cal or not cal.moved_from(last_cal, SAME_VIEW_PX):  # same view
+                change = changed_box(last_view, view)
+                if change is None and last.search_share >= 1.0:
+                    return replace(last, named=0, searched=False, search_share=0.0)
+                # (a reading searched only around a change is confirmed by a whole search at
+                # the next frame: a strip the part missed is not left missing for long)
+                searched = self._search_change(view, change, last_dets) if change else None
+                if searched is not None:
+                    dets, share = searched
+        if dets is None:
+            dets = self.model.predict(view)
         ppm = layout.RECTIFIED_PX_PER_MM
         namings: list[Naming | None] = [None] * len(dets)
         todo: list[int] = []
-        for k, xyxy in enumerate(dets.xyxy):
-            kept, naming = self._recall(view, cal, xyxy) if self.reuse_names else (False, None)
+        recalled = (
+            self._recall(view, cal, dets.xyxy) if self.reuse_names else [(False, None)] * len(dets)
+        )
+        for k, (kept, naming) in enumerate(recalled):
             if kept:
                 namings[k] = naming
             else:
@@ -261,10 +334,55 @@ class CardDetector:
                 )
             )
         cards, duplicates = resolve_duplicates(readings)
-        reading = FrameReading(tuple(cards), calibrated, tuple(duplicates), len(dets), len(todo))
+        reading = FrameReading(
+            tuple(cards), calibrated, tuple(duplicates), len(dets), len(todo), True, share
+        )
         if self.reuse_names and calibrated:
-            self._last = (cal, view, reading)
+            self._last = (cal, view, reading, dets)
         return reading
+
+    def _search_change(
+        self, view: np.ndarray, change: tuple[int, int, int, int], before: Detections
+    ) -> tuple[Detections, float] | None:
+        """The finder on the part of the view that changed (and CROP_CONTEXT_PX around it),
+        the previous boxes elsewhere, and the share of the view searched; None when the model
+        cannot take a part (fixed input size) or the change covers too much of the view."""
+        predict_crop = getattr(self.model, "predict_crop", None)
+        side = getattr(self.model, "crop_size", None)
+        h, w = view.shape[:2]
+        bx0, by0, bx1, by1 = change
+        m = CROP_CONTEXT_PX
+        if predict_crop is None or not side or max(bx1 - bx0, by1 - by0) + 2 * m > side:
+            return None
+        x0, x1 = _span(bx0 - m, bx1 + m, w, min(side, w))
+        y0, y1 = _span(by0 - m, by1 + m, h, min(side, h))
+        found = predict_crop(np.ascontiguousarray(view[y0:y1, x0:x1]))
+        xyxy = found.xyxy + np.array([x0, y0, x0, y0], np.float32)
+        size = xyxy[:, 2:] - xyxy[:, :2]
+        # a box cut by the crop's edge (not the view's) is a strip that does not reach the
+        # change: the previous box of it stands
+        inner = (
+            ((xyxy[:, 0] > x0 + 1) | (x0 == 0))
+            & ((xyxy[:, 1] > y0 + 1) | (y0 == 0))
+            & ((xyxy[:, 2] < x1 - 1) | (x1 == w))
+            & ((xyxy[:, 3] < y1 - 1) | (y1 == h))
+        )
+        new = inner & _touches(xyxy, change) & (size.max(axis=1) <= STRIP_MAX_PX)
+        kept = before[~_touches(before.xyxy, change)]
+        both = Detections(
+            np.concatenate([kept.xyxy, xyxy[new]]).astype(np.float32),
+            np.concatenate([kept.confidence, found.confidence[new]]).astype(np.float32),
+            np.concatenate([kept.class_id, found.class_id[new]]),
+        )
+        share = (x1 - x0) * (y1 - y0) / (w * h)
+        if not len(both):
+            return both, share
+        # a strip just beside the change may be boxed again, a little larger: one box each
+        rects = [
+            [float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in both.xyxy
+        ]
+        keep = cv2.dnn.NMSBoxes(rects, both.confidence.tolist(), 0.0, NMS_IOU)
+        return both[np.sort(np.asarray(keep, int).ravel())], share
 
 
 def _strip_corners_mm(n: Naming, y_from: float, y_to: float) -> np.ndarray:
