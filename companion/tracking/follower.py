@@ -476,12 +476,12 @@ class _Game:
                 if card != covered:
                     self.notice(card, bowl)
             return
-        cards = _cards(self.bowls[bowl])
+        seen = _cards(self.bowls[bowl])
         self.warn(
             "bowl_taken_unready",
             bowl=bowl,
-            sum=str(sum(c.value for c in cards)),
-            types=str(pile_types(cards)),
+            sum=str(sum(c.value for c in seen)),
+            types=str(pile_types(seen)),
         )
         for c in list(self.bowls[bowl]):
             self.vanished[c] = (bowl, self.bowls[bowl].index(c))
