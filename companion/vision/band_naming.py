@@ -589,9 +589,7 @@ class BandNamer:
         return int(ranked[0]), int(ranked[1]), float(p[ranked[0]])
 
 
-def _fuse(
-    hand: tuple[int, int, float], learned: tuple[int, int, float]
-) -> tuple[int, int, float]:
+def _fuse(hand: tuple[int, int, float], learned: tuple[int, int, float]) -> tuple[int, int, float]:
     """The hand-made reading (card, runner-up, probability), confirmed by the learned one when
     both name the same card (both would have to be wrong), left as it was otherwise. Chosen on
     the training families' scenes (benchmarks/band_namer_designs.py --families
