@@ -32,7 +32,6 @@ class Clock:
         for _ in range(n):
             self.frame(readings, motion=0.5)
 
-
     def resting_hand(self, readings: object, n: int) -> None:
         """A hand perfectly still over the table: no motion at all, but a hand."""
         for _ in range(n):
