@@ -547,8 +547,12 @@ def main() -> int:
             print(f"  game_over {over[-1] if over else None} != {final}")
     print(f"strips: {strips[0]} found, {strips[1]} named (the others kept their names)")
     print(f"peak memory {peak_mb:.0f} MB (this process: the pipeline without the reference)")
-    if args.json:
-        print(json.dumps(figures))
+    if args.json:  # strict JSON: a figure that could not be measured is null, never NaN
+        clean = {
+            k: None if isinstance(v, float) and not np.isfinite(v) else v
+            for k, v in figures.items()
+        }
+        print(json.dumps(clean, allow_nan=False))
     return 0
 
 
