@@ -528,7 +528,8 @@ def main() -> int:
         truth = [json.loads(x) for x in truth_path.read_text().splitlines() if x.strip()]
         expected = expected_ready(truth, mode, players)
         run_events = [e for _, e in events]
-        kept = recording.parent / "events-pipeline_speed.jsonl"  # to look into
+        CACHE.mkdir(parents=True, exist_ok=True)
+        kept = CACHE / f"events-{recording.parent.name}.jsonl"  # to look into
         kept.write_text("".join(json.dumps(e) + "\n" for e in run_events), encoding="utf-8")
         over = [e for e in run_events if e.get("type") == "game_over"]
         final = record.get("final", {})
