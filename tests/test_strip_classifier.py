@@ -13,7 +13,12 @@ from companion.deck.deckdir import load_deck
 from companion.layout import CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.backends import MODELS_DIR
 from companion.vision.naming import DESC_PX_PER_MM, REFINE_X_MM, REFINE_Y_MM, Naming, _combine
-from companion.vision.strip_classifier import CLS_SIZE, fold, load_classifier
+from companion.vision.strip_classifier import (
+    CLS_SIZE,
+    NcnnStripClassifier,
+    fold,
+    load_classifier,
+)
 
 PATCH_W = round((CARD_W_MM + 2 * REFINE_X_MM) * DESC_PX_PER_MM)
 PATCH_H = round((INDEX_STRIP_MM + 2 * REFINE_Y_MM) * DESC_PX_PER_MM)
@@ -35,11 +40,27 @@ def test_fold_puts_numeral_half_over_pips_half():
     assert 50 in col[: CLS_SIZE // 2] and 200 in col[CLS_SIZE // 2 :]
 
 
-@pytest.fixture(scope="module")
-def classifier():
-    cls = load_classifier(MODELS_DIR)
+@pytest.fixture(scope="module", params=["onnx", "ncnn"])
+def classifier(request):
+    """The shipped classifier on each runtime: ONNX Runtime, and the NCNN export the Pi uses
+    (no ONNX Runtime loaded there)."""
+    cls = load_classifier(MODELS_DIR, backend=request.param)
     assert cls is not None, "models/strip_names.onnx is shipped"
+    if request.param == "ncnn" and not isinstance(cls, NcnnStripClassifier):
+        pytest.skip("no models/strip_names_ncnn_model or no ncnn")
     return cls
+
+
+def test_the_ncnn_export_names_as_the_onnx_model():
+    ncnn = load_classifier(MODELS_DIR, backend="ncnn")
+    if not isinstance(ncnn, NcnnStripClassifier):
+        pytest.skip("no models/strip_names_ncnn_model or no ncnn")
+    onnx = load_classifier(MODELS_DIR)
+    assert onnx is not None
+    patches = [deck_patch(cid) for cid in CARD_IDS]
+    a, b = onnx.probabilities(patches), ncnn.probabilities(patches)
+    assert (a.argmax(axis=1) == b.argmax(axis=1)).all()
+    assert np.abs(a - b).max() < 0.02  # fp16 weights
 
 
 def test_shipped_classifier_names_the_decks_own_strips(classifier):

@@ -29,7 +29,7 @@ from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, ca
 from companion.vision.detections import Detections
 from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
-from companion.vision.strip_classifier import StripClassifier, load_classifier
+from companion.vision.strip_classifier import AnyStripClassifier, load_classifier
 
 MIN_CONFIDENCE = 0.3
 """Readings below this are dropped (junk boxes on distractors score low on every card)."""
@@ -187,14 +187,18 @@ def finder_name(deck: Deck | None) -> str:
 
 
 def namer_for(
-    deck: Deck | None, classifier: StripClassifier | bool | None = True
+    deck: Deck | None,
+    classifier: AnyStripClassifier | bool | None = True,
+    backend: str | None = None,
 ) -> StripNamer | BandNamer:
     """The default deck (None, or the Deck) is named by its own strip layout (numeral panel,
-    glyph, pips) and, with `classifier` True, the shipped classifier; any other deck by
-    BandNamer. With None only the default deck's strips are drawn (no 89 MB of faces)."""
+    glyph, pips) and, with `classifier` True, the shipped classifier (on the finder's
+    `backend` when it has an export for it: NCNN on the Pi, so no ONNX Runtime); any other
+    deck by BandNamer. With None only the default deck's strips are drawn (no 89 MB of
+    faces)."""
     if deck is None or is_default(deck):
         if classifier is True:
-            classifier = load_classifier(MODELS_DIR)
+            classifier = load_classifier(MODELS_DIR, backend=backend)
         return StripNamer(deck if deck is not None else default_strips(), classifier or None)
     return BandNamer(deck)
 
@@ -219,7 +223,7 @@ class CardDetector:
         model: StripModel | None = None,
         deck: Deck | None = None,
         min_confidence: float = MIN_CONFIDENCE,
-        classifier: StripClassifier | bool | None = True,
+        classifier: AnyStripClassifier | bool | None = True,
         reuse_names: bool = True,
     ) -> None:
         """`classifier` (default deck only): True = the shipped strip classifier; False/None =
@@ -232,7 +236,7 @@ class CardDetector:
         (numeral panel, glyph, pips) and the shipped classifier; any other deck by BandNamer,
         which knows nothing of the design."""
         self.model = model if model is not None else load_model(name=finder_name(deck))
-        self.namer = namer_for(deck, classifier)
+        self.namer = namer_for(deck, classifier, getattr(self.model, "backend", None))
         self.min_confidence = min_confidence
         self.reuse_names = reuse_names
         self._memory: tuple[TableCalibration, list[_Remembered]] | None = None

@@ -24,7 +24,7 @@ from companion.deck.deckdir import Deck
 from companion.layout import CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.calibration import TableCalibration
 from companion.vision.plane import plane_patch, scale_matrix
-from companion.vision.strip_classifier import StripClassifier
+from companion.vision.strip_classifier import AnyStripClassifier
 
 LOCATE_PX_PER_MM: Final = 1.5
 """The strip is found and deskewed on a coarse patch (cheap) ..."""
@@ -232,7 +232,7 @@ class StripNamer:
     """Names index strips for one deck."""
 
     def __init__(
-        self, deck: Deck | Mapping[str, np.ndarray], classifier: StripClassifier | None = None
+        self, deck: Deck | Mapping[str, np.ndarray], classifier: AnyStripClassifier | None = None
     ) -> None:
         """`deck`: the deck, or only its strips (card id -> `Deck.strip(id)`, e.g.
         `deckdir.default_strips()`): nothing else of it is kept."""

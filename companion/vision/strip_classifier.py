@@ -66,14 +66,65 @@ class StripClassifier:
         return self._session.run(None, {self._input: blob})[0].astype(np.float32)
 
 
+@dataclass
+class NcnnStripClassifier:
+    """The same classify model exported to NCNN (fp16 weights, batch 1: one strip at a time).
+    On the Pi the whole pipeline then runs without ONNX Runtime (56 MB less memory)."""
+
+    path: Path
+    """The `strip_names_ncnn_model` folder."""
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        import ncnn
+
+        self._ncnn = ncnn
+        self._net = ncnn.Net()
+        self._net.opt.num_threads = self.threads
+        self._net.load_param(str(self.path / "model.ncnn.param"))
+        self._net.load_model(str(self.path / "model.ncnn.bin"))
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        """(n, 56) class probabilities for upright BGR strip patches, in CARD_IDS order."""
+        out = np.zeros((len(patches), len(CARD_IDS)), np.float32)
+        for k, patch in enumerate(patches):
+            # ncnn.Mat wraps the array without copying: it must outlive extract()
+            blob = np.ascontiguousarray(fold(patch)[:, :, ::-1].transpose(2, 0, 1), np.float32)
+            blob /= 255.0
+            mat = self._ncnn.Mat(blob)
+            ex = self._net.create_extractor()
+            ex.input("in0", mat)
+            _, probs = ex.extract("out0")
+            out[k] = np.array(probs, np.float32).reshape(-1)[: len(CARD_IDS)]
+        return out
+
+
+AnyStripClassifier = StripClassifier | NcnnStripClassifier
+"""Either runtime: both give `probabilities(patches)`."""
+
+
 def classifier_path(models_dir: Path) -> Path:
     return models_dir / f"{CLS_NAME}.onnx"
 
 
-def load_classifier(models_dir: Path, threads: int | None = None) -> StripClassifier | None:
-    """The classifier in `models_dir`, or None when it has not been trained there."""
+def ncnn_classifier_path(models_dir: Path) -> Path:
+    return models_dir / f"{CLS_NAME}_ncnn_model"
+
+
+def load_classifier(
+    models_dir: Path, threads: int | None = None, backend: str | None = None
+) -> StripClassifier | NcnnStripClassifier | None:
+    """The classifier in `models_dir`, or None when it has not been trained there: NCNN when
+    `backend` is "ncnn" (the finder's, so ONNX Runtime is never loaded on the Pi) and its
+    export is there, else ONNX Runtime."""
+    threads = threads or max(1, min(4, (os.cpu_count() or 2) - 1))
+    folder = ncnn_classifier_path(models_dir)
+    if backend == "ncnn" and (folder / "model.ncnn.param").exists():
+        try:
+            return NcnnStripClassifier(folder, threads)
+        except ImportError:
+            pass
     path = classifier_path(models_dir)
     if not path.exists():
         return None
-    threads = threads or max(1, min(4, (os.cpu_count() or 2) - 1))
     return StripClassifier(path, threads)
