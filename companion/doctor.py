@@ -329,8 +329,8 @@ def check_model(
         f"{model.backend} loads; finder {ms:.0f} ms per inference on {on} (median of "
         f"{len(samples)}); detection step {value['step_ms']:.0f} ms (first read, "
         f"{value['strips']} strips named: {value['step_first_ms']:.0f} ms) = "
-        f"{value['step_x']:.2f} x one YOLO11n 640 here (budget {STEP_BUDGET_X:g} x); a ready "
-        f"bowl announced ~{value['ready_ms']:.0f} ms after the table settles "
+        f"{value['step_x']:.2f} x one YOLO11n 640 here (budget {STEP_BUDGET_X:g} x); a bowl "
+        f"that becomes servable is announced ~{value['ready_ms']:.0f} ms after the table settles "
         f"(budget {READY_BUDGET_MS:.0f} ms)"
     )
     if ms > MAX_MODEL_MS:

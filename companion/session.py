@@ -435,9 +435,6 @@ class Session:
             if scale < 1.0
             else image
         )
-        if self.calibration_view:
-            preview = preview.copy()  # never draw on the frame the pipeline reads
-            draw_table(preview, self.pipeline.calibration, scale)
         with self._lock:
             self._frame = preview
             self._scale = scale
@@ -467,8 +464,16 @@ class Session:
         return view
 
     def latest_frame(self) -> np.ndarray | None:
+        """The newest preview; with the calibration view on, the markers and regions are
+        drawn on a copy when asked, with the calibration as it is now (the capture thread
+        shows a frame before the pipeline thread has read it)."""
         with self._lock:
-            return self._frame
+            frame, scale = self._frame, self._scale
+        if frame is None or not self.calibration_view or self.pipeline.calibration is None:
+            return frame
+        preview = frame.copy()  # never draw on the frame the pipeline reads
+        draw_table(preview, self.pipeline.calibration, scale)
+        return preview
 
     def frame_scale(self) -> float:
         with self._lock:
