@@ -39,7 +39,13 @@ from companion.training.band_views import (
     reference_views,
 )
 from companion.vision.backends import MODELS_DIR
-from companion.vision.band_embedding import EMBED_H, EMBED_W, MODEL_NAME, to_input
+from companion.vision.band_embedding import (
+    EMBED_H,
+    EMBED_W,
+    END_SHARPNESS,
+    MODEL_NAME,
+    to_input,
+)
 
 N_CARDS = len(CARD_IDS)
 EMBED_DIM = 128
@@ -94,7 +100,7 @@ class _Export(nn.Module):
 def card_logits(net: BandNet, q: torch.Tensor, refs: torch.Tensor) -> torch.Tensor:
     """(Q, D) x (112, D) -> (Q, 56): the better end of each card, softly."""
     sims = (q @ refs.T).reshape(len(q), 2, N_CARDS)
-    return net.scale() * torch.logsumexp(sims * 8.0, dim=1) / 8.0
+    return net.scale() * torch.logsumexp(sims * END_SHARPNESS, dim=1) / END_SHARPNESS
 
 
 def pool_specs(decks: int) -> list[tuple[str, int]]:
@@ -115,6 +121,12 @@ def build_pool(specs: Sequence[tuple[str, int]], workers: int, desc: str) -> lis
         return list(tqdm(ex.map(_one_deck, specs, chunksize=2), total=len(specs), desc=desc))
 
 
+def _pick_ends(rng: np.random.Generator, n: int) -> np.ndarray:
+    """n random ends [end * 56 + card], top ends more often (cascades show tops)."""
+    idx = rng.integers(0, 2 * N_CARDS, n)
+    return np.where(rng.random(n) < 0.6, idx % N_CARDS, idx)
+
+
 SCENE_SHARE = 0.5
 """Share of a deck's queries taken from its rendered-scene crops, when it has some."""
 
@@ -127,8 +139,7 @@ def _deck_batch(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     refs = np.stack([enrolled_view(bands, i, rng) for i in range(2 * N_CARDS)])
     n_scene = round(queries * SCENE_SHARE) if scenes is not None and len(scenes[1]) else 0
-    idx = rng.integers(0, 2 * N_CARDS, queries - n_scene)
-    idx = np.where(rng.random(len(idx)) < 0.6, idx % N_CARDS, idx)  # top ends more often
+    idx = _pick_ends(rng, queries - n_scene)
     views = [camera_view(bands, int(i), rng) for i in idx]
     labels = list(idx % N_CARDS)
     if n_scene and scenes is not None:
@@ -180,8 +191,7 @@ def _validation(
     rng = np.random.default_rng(7)
     out = []
     for bands in pool:
-        idx = rng.integers(0, 2 * N_CARDS, per_deck)
-        idx = np.where(rng.random(per_deck) < 0.6, idx % N_CARDS, idx)
+        idx = _pick_ends(rng, per_deck)
         views = np.stack([camera_view(bands, int(i), rng) for i in idx])
         out.append((bands.name, reference_views(bands), views, idx % N_CARDS))
     return out

@@ -18,6 +18,7 @@ from companion.deck.check import bands_to_check
 from companion.deck.deckdir import default_deck
 from companion.deck.designs import design_deck
 from companion.synth.frame import FrameSpec, render_frame
+from companion.vision.band_embedding import EMBED_H, EMBED_W
 from companion.vision.band_naming import BandNamer, frame_white_gains
 from companion.vision.calibration import calibrate
 
@@ -46,7 +47,7 @@ def scene_crops(
                 crops.append(np.clip(crop, 0, 255).astype(np.uint8))
                 labels.append(index[card])
     if not crops:
-        return np.zeros((0, 30, 158, 3), np.uint8), np.zeros(0, np.int64)
+        return np.zeros((0, EMBED_H, EMBED_W, 3), np.uint8), np.zeros(0, np.int64)
     return np.stack(crops), np.asarray(labels, np.int64)
 
 

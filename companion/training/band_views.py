@@ -19,8 +19,9 @@ import numpy as np
 
 from companion.cards import CARD_IDS
 from companion.deck.deckdir import Deck
-from companion.layout import CARD_H_MM, CARD_W_MM
+from companion.layout import CARD_W_MM
 from companion.vision.band_embedding import EMBED_H, EMBED_W, TOP_MM
+from companion.vision.band_naming import face_ends
 
 SRC_PPM: Final = 5.0
 """Resolution the pool keeps bands at: twice the embedding's, so resampling is simulated."""
@@ -40,17 +41,9 @@ class DeckBands:
 
 
 def deck_bands(deck: Deck) -> DeckBands:
-    w = round(CARD_W_MM * SRC_PPM)
-    h = round(SRC_MM * SRC_PPM)
-    tops, bottoms = [], []
-    for cid in CARD_IDS:
-        face = deck.face(cid)
-        fh = face.shape[0]
-        rows = round(fh * SRC_MM / CARD_H_MM)
-        tops.append(cv2.resize(face[:rows], (w, h), interpolation=cv2.INTER_AREA))
-        bottom = np.ascontiguousarray(face[fh - rows :][::-1, ::-1])
-        bottoms.append(cv2.resize(bottom, (w, h), interpolation=cv2.INTER_AREA))
-    return DeckBands(deck.name, np.stack(tops + bottoms))
+    size = (round(CARD_W_MM * SRC_PPM), round(SRC_MM * SRC_PPM))
+    ends = [face_ends(deck.face(cid), SRC_MM, size) for cid in CARD_IDS]
+    return DeckBands(deck.name, np.stack([t for t, _ in ends] + [b for _, b in ends]))
 
 
 def _px(mm: float) -> int:

@@ -1,7 +1,8 @@
 """A learned comparison of card bands: `models/bandnet.onnx` maps the top 12 mm of a band to a
 unit vector, so that a band seen by the camera lies nearest the enrolled band of its own card.
 
-It was trained on decks of many generated designs (`companion train-embedding`), each step a
+It was trained on decks of many generated designs (`python -m
+companion.training.band_embed`), each step a
 whole deck's 112 references against camera views of its cards, so it learned what tells two
 cards of *one* deck apart (a numeral, an icon, a colour) rather than any one deck's art. Run
 time needs only ONNX Runtime; the hand-made scores of the band namer stay as its fallback.
@@ -15,14 +16,16 @@ from typing import Final
 
 import numpy as np
 
+from companion.layout import CARD_W_MM
 from companion.vision.backends import MODELS_DIR, ModelError, onnx_session
 
 EMBED_PPM: Final = 2.5
 TOP_MM: Final = 12.0
-EMBED_W: Final = 158
-"""63 mm at 2.5 px/mm."""
-EMBED_H: Final = 30
-"""The top 12 mm (the tightest cascade still shows them)."""
+"""Only the top 12 mm of a band are compared: the tightest cascade (12 mm) still shows them."""
+EMBED_W: Final = round(CARD_W_MM * EMBED_PPM)
+EMBED_H: Final = round(TOP_MM * EMBED_PPM)
+END_SHARPNESS: Final = 8.0
+"""A card's similarity is a soft maximum over its two ends (top band, bottom band turned)."""
 MODEL_NAME: Final = "bandnet"
 
 
@@ -41,13 +44,14 @@ class BandEmbedder:
         except Exception as exc:  # onnxruntime raises its own types for a bad file
             raise ModelError(f"cannot load the band embedding {path}: {exc}") from None
         self._input = self._session.get_inputs()[0].name
-        scale = [o for o in self._session.get_outputs() if o.name == "scale"]
         zeros = to_input(np.zeros((1, EMBED_H, EMBED_W, 3)))
-        self.scale = (
-            float(self._session.run(["scale"], {self._input: zeros})[0].ravel()[0])
-            if scale
-            else 16.0
-        )
+        self.scale = float(self._session.run(["scale"], {self._input: zeros})[0].ravel()[0])
+
+    def card_logits(self, sims: np.ndarray) -> np.ndarray:
+        """(112,) similarities to both ends of each card -> (56,) scaled card logits, as in
+        training (`band_embed.card_logits`)."""
+        ends = sims.reshape(2, -1) * END_SHARPNESS
+        return self.scale * np.logaddexp(ends[0], ends[1]) / END_SHARPNESS
 
     def embed(self, bands: np.ndarray) -> np.ndarray:
         """(N, EMBED_H, EMBED_W, 3) BGR -> (N, D) unit vectors."""

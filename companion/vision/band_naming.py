@@ -30,15 +30,13 @@ import numpy as np
 from companion.cards import CARD_IDS, INGREDIENTS
 from companion.deck.deckdir import Deck
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
-from companion.vision.band_embedding import BandEmbedder, load_embedder
+from companion.vision.band_embedding import TOP_MM, BandEmbedder, load_embedder
 from companion.vision.calibration import TableCalibration
 from companion.vision.naming import Naming, _parabola, _skew_deg
 from companion.vision.plane import scale_matrix
 
 PPM: Final = 2.5
 """Resolution the bands are compared at: a 7 mm numeral keeps 14 px."""
-TOP_MM: Final = 12.0
-"""Only the top 12 mm of a band are compared: the tightest cascade (12 mm) still shows them."""
 SEARCH_X_MM: Final = 4.0
 SEARCH_Y_MM: Final = 4.0
 """How far a band may sit from the finder's box (its top edge up to 4 mm off)."""
@@ -235,6 +233,18 @@ def paper_gains(bgr_pixels: np.ndarray, max_cast: float = 0.3) -> np.ndarray:
     return (WHITE / np.maximum(np.median(neutral, axis=0), 1.0)).astype(np.float32)
 
 
+def face_ends(
+    face: np.ndarray, band_mm: float, size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The top `band_mm` of a face and its bottom `band_mm` turned upright, resized to
+    `size` (w, h): both ends a card can show in a cascade."""
+    fh = face.shape[0]
+    rows = round(fh * band_mm / CARD_H_MM)
+    top = cv2.resize(face[:rows], size, interpolation=cv2.INTER_AREA)
+    bottom = np.ascontiguousarray(face[fh - rows :][::-1, ::-1])
+    return top, cv2.resize(bottom, size, interpolation=cv2.INTER_AREA)
+
+
 @dataclass(frozen=True)
 class _Refs:
     full: np.ndarray
@@ -279,12 +289,9 @@ class BandNamer:
                 else np.ones(3, np.float32)
             )
             for face in faces:
-                fh = face.shape[0]
-                bh = round(fh * INDEX_STRIP_MM / CARD_H_MM)
-                f = face.astype(np.float32) * gains
-                tops.append(cv2.resize(f[:bh], (w, h), interpolation=cv2.INTER_AREA))
-                bottom = np.ascontiguousarray(f[fh - bh :][::-1, ::-1])
-                bottoms.append(cv2.resize(bottom, (w, h), interpolation=cv2.INTER_AREA))
+                top, bottom = face_ends(face.astype(np.float32) * gains, INDEX_STRIP_MM, (w, h))
+                tops.append(top)
+                bottoms.append(bottom)
         return tops + bottoms
 
     def _build(self, deck: Deck) -> _Refs:
@@ -364,7 +371,7 @@ class BandNamer:
         best_j, _, ing_scores, ing_at, _ = self._ingredient(rep, coarse, coarse_at)
         if ing_scores[best_j] < MIN_SCORE:
             return None
-        return self.aligned_crops(patch, *ing_at[best_j])[len(EMBED_SHIFTS) // 2]
+        return self._crop(patch, *ing_at[best_j])
 
     def _locate(
         self,
@@ -567,13 +574,14 @@ class BandNamer:
         """The band's top TOP_MM where the hand-made pass aligned it, and around it: the
         alignment of an ingredient's mean band can be a few pixels off (a flat full-bleed
         colour anchors it poorly), so the learned comparison looks at EMBED_SHIFTS of it."""
+        return np.stack([self._crop(patch, ax + dx, ay + dy) for dy, dx in EMBED_SHIFTS])
+
+    def _crop(self, patch: np.ndarray, x: int, y: int) -> np.ndarray:
+        """The band's top TOP_MM at (x, y) of the patch, kept inside it."""
         th, tw = self._refs.full.shape[1:3]
-        out = []
-        for dy, dx in EMBED_SHIFTS:
-            y0 = min(max(ay + dy, 0), patch.shape[0] - th)
-            x0 = min(max(ax + dx, 0), patch.shape[1] - tw)
-            out.append(patch[y0 : y0 + th, x0 : x0 + tw])
-        return np.stack(out)
+        y0 = min(max(y, 0), patch.shape[0] - th)
+        x0 = min(max(x, 0), patch.shape[1] - tw)
+        return patch[y0 : y0 + th, x0 : x0 + tw]
 
     def _embedded_reading(self, patch: np.ndarray, ax: int, ay: int) -> tuple[int, int, float]:
         """The learned comparison of the band with every reference, at the best of a few
@@ -582,7 +590,7 @@ class BandNamer:
         assert refs.embedded is not None and self._embedder is not None
         q = self._embedder.embed(self.aligned_crops(patch, ax, ay))
         sims = (q @ refs.embedded.T).max(axis=0).reshape(2, N_ING * N_VAL)
-        logits = self._embedder.scale * (np.logaddexp(8 * sims[0], 8 * sims[1]) / 8.0)
+        logits = self._embedder.card_logits(sims)
         p = np.exp(logits - logits.max())
         p /= p.sum()
         ranked = np.argsort(p)[::-1]
