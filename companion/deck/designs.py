@@ -28,9 +28,12 @@ from companion.layout import CARD_H_MM, CARD_W_MM
 PPM: Final = 10.0
 """Faces are drawn at 10 px/mm (630 x 880), the enrolled faces' resolution."""
 
-TRAIN_FAMILIES: Final[tuple[str, ...]] = ("band", "corner", "bordered", "photo", "badge")
+_HAND_FAMILIES: Final[tuple[str, ...]] = ("band", "corner", "bordered", "photo", "badge")
+TRAIN_FAMILIES: Final[tuple[str, ...]] = (*_HAND_FAMILIES, "mixed")
+"""`mixed` composes a deck at random from parts (`mixed_designs.py`): every seed another look."""
 HELD_OUT_FAMILIES: Final[tuple[str, ...]] = ("ornate", "foil", "minimal", "tarot")
-FAMILIES: Final[tuple[str, ...]] = TRAIN_FAMILIES + HELD_OUT_FAMILIES
+FAMILIES: Final[tuple[str, ...]] = (*_HAND_FAMILIES, *HELD_OUT_FAMILIES, "mixed")
+"""In this order for good: a family's position seeds its decks (the held-out decks never change)."""
 
 _FONTS: Final = (
     cv2.FONT_HERSHEY_SIMPLEX,
@@ -112,6 +115,10 @@ def make_design(family: str, seed: int) -> Design:
         numeral_dark=bool(rng.random() < 0.6),
         icons=tuple(int(v) for v in rng.integers(0, 1 << 30, 7)),
     )
+    if family == "mixed":
+        from companion.deck.mixed_designs import _Spec
+
+        return replace(d, colors=tuple(_Spec(seed).colors))
     if family in TRAIN_FAMILIES:  # drawn last, so the held-out designs never change
         dark = bool(rng.random() < 0.3) and family in ("corner", "badge", "photo")
         dx = float(rng.choice([0.0, 0.0, rng.uniform(2, 8), rng.uniform(14, 24)]))
@@ -336,6 +343,10 @@ def _indexed(band: np.ndarray, d: Design, card: Card, ink, bg) -> np.ndarray:
 
 def render_design_face(d: Design, card: Card) -> np.ndarray:
     """One face, BGR, 880 x 630 px (10 px/mm)."""
+    if d.family == "mixed":
+        from companion.deck.mixed_designs import render_mixed_face
+
+        return render_mixed_face(d.seed, card)
     k = INGREDIENTS.index(card.ingredient)
     col = d.colors[k]
     w, h = _px(CARD_W_MM), _px(CARD_H_MM)
@@ -421,6 +432,10 @@ def render_design_face(d: Design, card: Card) -> np.ndarray:
 
 
 def render_design_back(d: Design) -> np.ndarray:
+    if d.family == "mixed":
+        from companion.deck.mixed_designs import render_mixed_back
+
+        return render_mixed_back(d.seed)
     rng = np.random.default_rng([d.seed, FAMILIES.index(d.family), 99])
     col = tuple(int(v) for v in rng.integers(20, 200, 3))
     back = _texture(rng, _px(CARD_H_MM), _px(CARD_W_MM), col, 0.5)

@@ -190,6 +190,9 @@ def crops(
 
 
 DESIGN_RUN: Final = 4
+MIXED_SHARE: Final = 0.5
+"""Of the frames drawn with a generated design, this share use a `mixed` deck (composed at
+random from parts, a new one per group of frames); the rest the hand-written families."""
 
 
 def frame_deck(deck: Deck, spec: DatasetSpec, i: int) -> Deck:
@@ -202,7 +205,10 @@ def frame_deck(deck: Deck, spec: DatasetSpec, i: int) -> Deck:
     rng = np.random.default_rng([spec.seed, group, 31])
     if rng.random() >= spec.designs:
         return deck
+    if spec.split == "train" and rng.random() < MIXED_SHARE:
+        return design_deck("mixed", spec.seed * 1000 + group)  # every group another deck
     families = TRAIN_FAMILIES if spec.split == "train" else HELD_OUT_FAMILIES
+    families = tuple(f for f in families if f != "mixed")
     k = group % (len(families) * spec.design_pool)
     return design_deck(families[k % len(families)], spec.seed * 1000 + k // len(families))
 

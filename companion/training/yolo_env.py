@@ -72,10 +72,14 @@ def train_resumable(
     else:
         if (run_dir / "train").exists():
             shutil.rmtree(run_dir / "train")
-        model: Any = YOLO(model_yaml)  # .load() returns the base Model type
+        model: Any
         if init is not None:
+            # the checkpoint itself, not yaml + load(): every tensor transfers, the class head
+            # too (through a freshly built 80-class yaml it was re-initialised)
             print(f"[{tag}] starting from {init}")
-            model = model.load(str(init))
+            model = YOLO(str(init))
+        else:
+            model = YOLO(model_yaml)
         model.train(**{**COMMON_TRAIN_ARGS, "project": str(run_dir), "name": "train", **train_args})
     weights.mkdir(parents=True, exist_ok=True)
     (weights / "done").touch()
