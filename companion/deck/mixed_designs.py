@@ -114,7 +114,7 @@ def draw_text(
     x0i, t, r, b = probe.getbbox(text)
     size = max(6, round(200 * height * PPM / max(b - t, 1)))
     font = _font(str(font_path), size)
-    x0i, t, r, b = font.getbbox(text)
+    x0i, t, r, b = (int(v) for v in font.getbbox(text))  # whole pixels (typed as float)
     stroke = max(1, size // 14) if outline is not None else 0
     w, h = r - x0i + 2 * stroke + 4, b - t + 2 * stroke + 4
     fill = Image.new("L", (w, h), 0)
