@@ -104,9 +104,12 @@ def card_logits(net: BandNet, q: torch.Tensor, refs: torch.Tensor) -> torch.Tens
 
 
 def pool_specs(decks: int) -> list[tuple[str, int]]:
-    """The training decks: the default one, then the training families in turn."""
+    """The training decks: the default one, then every other one a `mixed` deck (each seed
+    another look) and the hand-written training families in turn between them."""
+    hand = [f for f in TRAIN_FAMILIES if f != "mixed"]
     return [("default", 0)] + [
-        (TRAIN_FAMILIES[i % len(TRAIN_FAMILIES)], 1000 + i) for i in range(decks - 1)
+        ("mixed", 1000 + i) if i % 2 else (hand[(i // 2) % len(hand)], 1000 + i)
+        for i in range(decks - 1)
     ]
 
 
