@@ -6,8 +6,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.inputs import real
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from companion.vision.calibration import TableCalibration
 
 NAME = "detect"
 
@@ -77,14 +83,10 @@ def run(args: argparse.Namespace) -> int:
         except CompanionError as exc:
             refuse(exc)
             continue
-        reading = detector.detect(image, cal)
-        if not reading.calibrated:
-            print(
-                f"companion detect: warning: {path}: no table markers in view, so regions are "
-                "unknown and card sizes are guessed from the kit's camera (700 mm above the "
-                "table); give --calibration for a photo taken otherwise",
-                file=sys.stderr,
-            )
+        use, note = still_calibration(image, cal)
+        if note:
+            print(f"companion detect: {note.format(path=path)}", file=sys.stderr)
+        reading = detector.detect(image, use)
         cards = [
             {
                 "card": r.card,
@@ -113,3 +115,34 @@ def run(args: argparse.Namespace) -> int:
             for d in dups:
                 print(f"  duplicate {d['card']}: kept {d['kept']}, dropped {d['dropped']}")
     return 2 if failed else 0
+
+
+SCALE_FROM_CARDS = (
+    "note: {path}: no table markers in view: the table's scale was taken from the whole cards "
+    "in the photo, so cards are found and named but regions are unknown"
+)
+NO_MARKERS = (
+    "warning: {path}: this photo has no table markers and no whole card to take the scale "
+    "from: card sizes are guessed from the kit's camera (700 mm above the table) and regions "
+    "are unknown; give --calibration for a photo taken otherwise"
+)
+
+
+def still_calibration(
+    image: np.ndarray, given: TableCalibration | None
+) -> tuple[TableCalibration, str | None]:
+    """(calibration, stderr note or None) for one still image: the --calibration file, else
+    the markers, else the cards' own size, else the kit camera guessed (said plainly)."""
+    from companion.vision.calibration import STILL_MIN_MARKERS, calibrate
+    from companion.vision.card_scale import calibration_from_cards
+    from companion.vision.detector import nominal_calibration
+
+    if given is not None:
+        return given, None
+    found = calibrate(image, STILL_MIN_MARKERS)
+    if found is not None:
+        return found, None
+    found = calibration_from_cards(image)
+    if found is not None:
+        return found, SCALE_FROM_CARDS
+    return nominal_calibration(image), NO_MARKERS

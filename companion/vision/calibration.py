@@ -38,6 +38,10 @@ class TableCalibration:
     """Marker ids seen (empty for a manual calibration)."""
     error_px: float
     """RMS reprojection error of the marker corners."""
+    regions_known: bool = True
+    """The plane is the kit's (markers, a manual file), so layout's regions lie where it says.
+    False when only the table's scale is known (taken from the cards, or the kit camera
+    guessed): cards are found and named, but no region is given."""
 
     @cached_property
     def plane_from_image(self) -> np.ndarray:

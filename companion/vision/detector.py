@@ -70,7 +70,8 @@ class CardReading:
 class FrameReading:
     cards: tuple[CardReading, ...]
     calibrated: bool
-    """The markers were found (regions are meaningful)."""
+    """The table plane is the kit's (markers found, or a manual calibration): regions are
+    meaningful. False for a guessed camera or a scale taken from the cards."""
     duplicates: tuple[tuple[CardReading, CardReading], ...] = ()
     """(kept, dropped) pairs: one id read in two places; the better reading was kept."""
     strips: int = 0
@@ -214,7 +215,7 @@ def nominal_calibration(image: np.ndarray) -> TableCalibration:
     image_from_plane = np.array(
         [[ppm, 0, w / 2 - cx * ppm], [0, ppm, h / 2 - cy * ppm], [0, 0, 1]], np.float64
     )
-    return TableCalibration(image_from_plane, (w, h), (), float("nan"))
+    return TableCalibration(image_from_plane, (w, h), (), float("nan"), regions_known=False)
 
 
 class CardDetector:
@@ -277,11 +278,11 @@ class CardDetector:
 
     def detect(self, image: np.ndarray, cal: TableCalibration | None = None) -> FrameReading:
         """Read one BGR frame; `cal` = a known calibration, else markers are looked for."""
-        calibrated = True
         if cal is None:
             cal = calibrate(image, STILL_MIN_MARKERS)
         if cal is None:
-            cal, calibrated = nominal_calibration(image), False
+            cal = nominal_calibration(image)
+        calibrated = cal.regions_known
         view = rectify(image, cal)
         dets: Detections | None = None
         share = 1.0
