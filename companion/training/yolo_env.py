@@ -80,7 +80,18 @@ def train_resumable(
             model = YOLO(str(init))
         else:
             model = YOLO(model_yaml)
-        model.train(**{**COMMON_TRAIN_ARGS, "project": str(run_dir), "name": "train", **train_args})
+        # pretrained=False (COMMON_TRAIN_ARGS) makes ultralytics build the model afresh, so a
+        # start from weights must name them here, or it silently trains from scratch
+        start = {"pretrained": str(init)} if init is not None else {}
+        model.train(
+            **{
+                **COMMON_TRAIN_ARGS,
+                "project": str(run_dir),
+                "name": "train",
+                **train_args,
+                **start,
+            }
+        )
     weights.mkdir(parents=True, exist_ok=True)
     (weights / "done").touch()
     return weights / "best.pt"
