@@ -172,9 +172,10 @@ class ReferenceTimer:
         self._proc.join(timeout=10)
 
 
-def demo_at(fps: float) -> Path:
-    """The bundled demo game rendered at `fps` (cached under runs/speed/, rendered once)."""
-    out = CACHE / f"demo-{fps:g}fps"
+def demo_at(fps: float, deck: Any = None, tag: str = "") -> Path:
+    """The bundled demo game rendered at `fps` with `deck`'s faces (None: the default deck),
+    cached under runs/speed/ by `tag` (the deck's name), rendered once."""
+    out = CACHE / f"demo-{fps:g}fps{'-' + tag if tag else ''}"
     meta = out / "meta.json"
     if meta.exists() and json.loads(meta.read_text(encoding="utf-8")).get("fps") == fps:
         video = out / json.loads(meta.read_text(encoding="utf-8"))["video"]
@@ -186,9 +187,38 @@ def demo_at(fps: float) -> Path:
     print(f"rendering the demo game at {fps:g} fps into {out} (once) ...", file=sys.stderr)
     width = int(json.loads((DEMO.parent / "meta.json").read_text())["camera"]["image_size"][0])
     render_recording(
-        DEMO.parent / "record.json", out, RecordingSpec(fps=fps, width=width), load_deck(None)
+        DEMO.parent / "record.json",
+        out,
+        RecordingSpec(fps=fps, width=width),
+        deck if deck is not None else load_deck(None),
     )
     return out / json.loads(meta.read_text(encoding="utf-8"))["video"]
+
+
+def enrolled_deck(spec: str) -> tuple[Any, Any, str]:
+    """(deck the table is rendered with, enrolled deck the pipeline names with, tag) for
+    `--deck`: a deck folder is both; `design:FAMILY:SEED` is rendered with the design's own
+    faces and named with the deck `companion deck enroll` makes from its row photos (as a
+    player would enrol it; cached under runs/speed/decks/, as benchmarks/foreign_decks.py)."""
+    from companion.deck.deckdir import load_deck
+
+    if not spec.startswith("design:"):
+        deck = load_deck(Path(spec))
+        return deck, deck, Path(spec).name
+    from foreign_decks import enrol
+
+    from companion.deck.designs import design_deck, parse_deck_spec
+
+    family, seed = parse_deck_spec(spec)
+    name = f"{family}-{seed}"
+    design = design_deck(family, seed)
+    folder = CACHE / "decks" / name
+    if not (folder / "deck.json").exists():
+        print(f"enrolling {spec} from rendered row photos into {folder} ...", file=sys.stderr)
+        enrolment, folder = enrol(design, name, CACHE)
+        if not enrolment.accepted:
+            raise SystemExit(f"{spec}: enrolment refused: {enrolment.message}")
+    return design, load_deck(folder), name
 
 
 def peak_rss_mb() -> float:
@@ -264,6 +294,13 @@ def main() -> int:
     )
     ap.add_argument("--mode", default=None, help="game mode (default: record.json, else 2p)")
     ap.add_argument("--json", action="store_true", help="last line: one JSON object of figures")
+    ap.add_argument(
+        "--deck",
+        default=None,
+        help="an enrolled deck: its folder, or design:FAMILY:SEED (enrolled from rendered row "
+        "photos); the default source is then the demo game rendered with that deck, named by "
+        "BandNamer and found by the any-deck finder",
+    )
     args = ap.parse_args()
 
     import os
@@ -277,15 +314,23 @@ def main() -> int:
     from companion.tracking.follower import GameFollower
     from companion.vision.backends import MODELS_DIR, load_model, model_path
 
-    recording = args.recording or demo_at(args.fps)
+    deck = None  # the default deck
+    if args.deck:
+        rendered, deck, tag = enrolled_deck(args.deck)
+        recording = args.recording or demo_at(args.fps, rendered, tag)
+        del rendered  # its faces (~100 MB) are not the pipeline's memory
+    else:
+        recording = args.recording or demo_at(args.fps)
     models_dir = args.models or MODELS_DIR
+    finder = detector_module.finder_name(deck)
     backend = args.backend
-    if backend is None and model_path("ncnn", models_dir).exists():
+    if backend is None and model_path("ncnn", models_dir, finder).exists():
         backend = "ncnn"  # what the Pi runs, and what the published 88 ms is for
     threads = args.threads or min(4, os.cpu_count() or 1)
-    model = load_model(backend, models_dir, threads=threads)
+    model = load_model(backend, models_dir, threads=threads, name=finder)
     timings = Timings()
-    detector = detector_module.CardDetector(TimedModel(model, timings))  # the default deck
+    detector = detector_module.CardDetector(TimedModel(model, timings), deck)
+    del deck  # as `companion run`: the namer keeps its references, not the faces
 
     record_path = recording.parent / "record.json" if recording.is_file() else None
     mode, players = args.mode or "2p", None
@@ -417,7 +462,10 @@ def main() -> int:
     per_call = {s: (per_frame[s] * n / calls[s] if calls[s] else 0.0) for s in STAGES}
 
     print(f"\n{what}: {n} frames of {size[0]}x{size[1]}, {len(ms['yolo'])} detections")
-    print(f"backend {model.backend}, {threads} threads, models {models_dir}")
+    print(
+        f"backend {model.backend}, {threads} threads, models {models_dir}, deck "
+        f"{args.deck or 'default'} (finder {finder}, namer {type(detector.namer).__name__})"
+    )
     ref_ms = statistics.median(reference.ms)
     print(
         f"reference YOLO11n 640 on {model.backend}: {ref_ms:.1f} ms (median of "
@@ -484,6 +532,8 @@ def main() -> int:
     seen = [e for _, e in events if e.get("type") == "bowl_ready"]
     figures: dict[str, Any] = {
         "source": str(recording),
+        "deck": args.deck or "default",
+        "finder": finder,
         "backend": model.backend,
         "threads": threads,
         "frames": n,

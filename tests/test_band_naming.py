@@ -123,3 +123,70 @@ def test_white_balance_comes_from_the_markers():
     assert gains[0] > gains[1] > gains[2]
     neutral = frame_white_gains(np.clip(warm * gains, 0, 255).astype(np.uint8), cal)
     assert np.allclose(neutral, neutral.mean(), rtol=0.05)
+
+
+class _CountingEmbedder:
+    """The shipped embedding (any weights), counting the bands it is asked to embed."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.scale = inner.scale
+        self.calls: list[int] = []
+
+    def card_logits(self, sims):
+        return self.inner.card_logits(sims)
+
+    def embed(self, bands):
+        self.calls.append(len(bands))
+        return self.inner.embed(bands)
+
+
+def test_learned_comparison_sees_a_frame_once_and_only_bands_in_doubt():
+    """A frame's bands go to the learned comparison in one inference, and only those whose
+    hand-made reading is not already sure (it could only confirm those); the readings are the
+    ones naming band by band gives, and a sure band reads as without the model."""
+    from companion.vision.band_embedding import load_embedder
+    from companion.vision.band_naming import EMBED_SHIFTS, MIN_SCORE, SURE
+
+    inner = load_embedder()
+    if inner is None:
+        pytest.skip("models/bandnet.onnx is not shipped")
+    f = frame("tarot")
+    cal = calibrate(f.image)
+    assert cal is not None
+    boxes = [b for _, b, _ in visible_strips(f)]
+    deck = design_deck("tarot", 3)
+    spy = _CountingEmbedder(inner)
+    namer = BandNamer(deck, embedder=spy)  # type: ignore[arg-type]
+    spy.calls.clear()  # the deck's references
+    together = namer.name_boxes(f.image, cal, boxes)
+    hand = BandNamer(deck, embedder=False).name_boxes(f.image, cal, boxes)
+    doubtful = [h for h in hand if h is not None and h.score >= MIN_SCORE and h.confidence < SURE]
+    assert 0 < len(doubtful) < len(boxes)
+    assert spy.calls == [len(EMBED_SHIFTS) * len(doubtful)]
+    for h, n in zip(hand, together, strict=True):
+        assert (h is None) == (n is None)
+        if h is not None and n is not None and h.confidence >= SURE:
+            assert n == h
+    one_by_one = [namer.name_boxes(f.image, cal, [b])[0] for b in boxes]
+    for a, b in zip(together, one_by_one, strict=True):
+        assert a is not None and b is not None
+        assert (a.card, a.runner_up, a.flipped) == (b.card, b.runner_up, b.flipped)
+        assert a.confidence == pytest.approx(b.confidence, abs=1e-4)
+
+
+def test_paper_gains_count_the_same_bright_pixels_whatever_the_pixel_type():
+    """An enrolment photo's white balance (the 5 % brightest pixels) comes out the same from
+    its 8-bit pixels, counted by a histogram, as from the same pixels as floats: dim and bright
+    photos, ties at the percentile, and a handful of pixels."""
+    from companion.vision.band_naming import paper_gains
+
+    rng = np.random.default_rng(5)
+    photos = [rng.integers(0, 256, (n, 3), dtype=np.uint8) for n in (1, 2, 19, 20, 21, 5000)]
+    photos.append(np.full((400, 3), 250, np.uint8))
+    warm = rng.integers(0, 256, (20_000, 3), dtype=np.uint8)
+    warm[:3000] = (200, 230, 250)  # warm paper: a plateau of equal values at the percentile
+    photos.append(warm)
+    for px in photos:
+        assert np.array_equal(paper_gains(px), paper_gains(px.astype(np.float32)))
+    assert not np.allclose(paper_gains(warm), 1.0)
