@@ -161,6 +161,7 @@ def follow(
     calibration = load_calibration(args.calibration) if args.calibration else None
     deck = load_deck(args.deck) if args.deck else None  # None: the default deck's strips only
     detector = CardDetector(load_model(args.backend, name=finder_name(deck)), deck)
+    del deck  # the namer keeps its references, not the faces (an enrolled deck's: ~100 MB)
     log = GameLog.open(log_path or args.log)
     lock: LogLock | None = None
     jsonl = None

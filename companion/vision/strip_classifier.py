@@ -78,11 +78,10 @@ class NcnnStripClassifier:
     def __post_init__(self) -> None:
         import ncnn
 
+        from companion.vision.backends import ncnn_net
+
         self._ncnn = ncnn
-        self._net = ncnn.Net()
-        self._net.opt.num_threads = self.threads
-        self._net.load_param(str(self.path / "model.ncnn.param"))
-        self._net.load_model(str(self.path / "model.ncnn.bin"))
+        self._net = ncnn_net(self.path, self.threads)
 
     def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
         """(n, 56) class probabilities for upright BGR strip patches, in CARD_IDS order."""
