@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.training.yolo_env import ROOT, prepare_offline_ultralytics, train_resumable
-from companion.vision.backends import ANY_DECK_MODEL_NAME, INPUT_SIZE, MODEL_NAME, MODELS_DIR
+from companion.vision.backends import (
+    ANY_DECK_MODEL_NAME,
+    CROP_SIZE,
+    INPUT_SIZE,
+    MODEL_NAME,
+    MODELS_DIR,
+    crop_model_path,
+)
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,15 @@ def export(best: Path, export_to: Path = MODELS_DIR, name: str = MODEL_NAME) -> 
     out = {"torch": pt}
     onnx = Path(YOLO(str(pt)).export(format="onnx", imgsz=(h, w), simplify=True, dynamic=False))
     out["onnx"] = onnx
-    ncnn = Path(YOLO(str(pt)).export(format="ncnn", imgsz=(h, w)))
+    # fp16 NCNN (the Pi's): no recall lost on the held-out set, half the file. The crop export
+    # first, moved aside: both land in <name>_ncnn_model, and an NCNN export's input size is
+    # fixed, so the 320 x 320 search of a change needs its own
+    crop = crop_model_path(export_to, name)
+    shutil.rmtree(crop, ignore_errors=True)
+    made = Path(YOLO(str(pt)).export(format="ncnn", imgsz=CROP_SIZE, half=True))
+    made.rename(crop)
+    out["ncnn_crop"] = crop
+    ncnn = Path(YOLO(str(pt)).export(format="ncnn", imgsz=(h, w), half=True))
     out["ncnn"] = ncnn
     for leftover in export_to.glob(f"{name}.torchscript"):
         leftover.unlink()
