@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     if not images:
         return 2
     cal = load_calibration(args.calibration) if args.calibration else None
-    deck = load_deck(args.deck) if args.deck else None  # None: the default deck's strips only
+    # None: the default deck's strips only; an enrolled deck's faces are read once, by the namer
+    deck = load_deck(args.deck, lazy=True) if args.deck else None
     detector = CardDetector(
         load_model(args.backend, args.models or MODELS_DIR, name=finder_name(deck)),
         deck,

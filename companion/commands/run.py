@@ -159,9 +159,11 @@ def follow(
 
     logs.configure()
     calibration = load_calibration(args.calibration) if args.calibration else None
-    deck = load_deck(args.deck) if args.deck else None  # None: the default deck's strips only
+    # None: the default deck's strips only. An enrolled deck's faces (~100 MB) are read one
+    # ingredient at a time by the namer, which keeps only its bands (a few MB)
+    deck = load_deck(args.deck, lazy=True) if args.deck else None
     detector = CardDetector(load_model(args.backend, name=finder_name(deck)), deck)
-    del deck  # the namer keeps its references, not the faces (an enrolled deck's: ~100 MB)
+    del deck
     log = GameLog.open(log_path or args.log)
     lock: LogLock | None = None
     jsonl = None

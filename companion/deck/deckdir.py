@@ -7,6 +7,7 @@ the published game is used exactly like the default one.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -27,8 +28,8 @@ _DEFAULT_PPM: Final = 10.0
 class Deck:
     name: str
     """`default`, or what the owner called an enrolled deck."""
-    faces: dict[str, np.ndarray] = field(repr=False)
-    """card id -> upright face, BGR, 63:88."""
+    faces: Mapping[str, np.ndarray] = field(repr=False)
+    """card id -> upright face, BGR, 63:88 (a dict, or `FaceFiles` read at each use)."""
     back: np.ndarray | None = field(default=None, repr=False)
     px_per_mm: float = _DEFAULT_PPM
     meta: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -87,12 +88,47 @@ MAX_FACE_PX_PER_MM: Final = 40.0
 _ASPECT_TOLERANCE: Final = 0.06
 
 
-def load_deck(path: Path | str | None) -> Deck:
+class FaceFiles(Mapping[str, np.ndarray]):
+    """card id -> face, read from its file each time it is asked for and not kept: a running
+    game needs only what its namer draws from the faces (bands), and the 56 faces (an enrolled
+    deck's: 93 MB at 10 px/mm) are never held together. A face that does not decode, or whose
+    decoded size is not the one its header gave, is one ImageError (a BadInputError)."""
+
+    def __init__(self, folder: Path, files: dict[str, str], size: tuple[int, int]) -> None:
+        self._folder = folder
+        self._files = files
+        self._size = size
+        """(width, height) every face has, from the files' headers."""
+
+    def __getitem__(self, card_id: str) -> np.ndarray:
+        from companion.images import ImageError, read_image
+
+        path = self._folder / self._files[card_id]
+        face = read_image(path, f"card {card_id} image")
+        if face.shape[1::-1] != self._size:
+            raise ImageError(
+                f"card {card_id} image {path} decodes to {face.shape[1]} x {face.shape[0]} px, "
+                f"not the {self._size[0]} x {self._size[1]} px of the other faces"
+            )
+        return face
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
+def load_deck(path: Path | str | None, lazy: bool = False) -> Deck:
     """Deck folder written by `save_deck` (or `companion deck enroll`); None = default deck.
 
     Anything else is one BadInputError naming the file and the fault: no deck.json, one that
     does not parse or maps cards to something other than file names inside the folder, faces
-    missing, damaged, of the wrong shape or too small, an absurd `px_per_mm`."""
+    missing, damaged, of the wrong shape or too small, an absurd `px_per_mm`.
+
+    `lazy`: the faces are `FaceFiles`, read at each use and never held together (what a
+    running game wants: its namer keeps bands only); their sizes are checked here from the
+    files' headers, damage when a face is read."""
     from companion.inputs import read_json
 
     if path is None or str(path) == DEFAULT_DECK_NAME:
@@ -114,13 +150,20 @@ def load_deck(path: Path | str | None) -> Deck:
     missing = [cid for cid in CARD_IDS if cid not in files]
     if missing:
         raise BadInputError(f"{meta_path} lacks {len(missing)} cards, e.g. {missing[0]!r}")
-    faces = {cid: _read_face(folder, files[cid], f"card {cid}") for cid in CARD_IDS}
+    faces: Mapping[str, np.ndarray]
+    if lazy:
+        sizes = [_probe_face(folder, files[cid], f"card {cid}") for cid in CARD_IDS]
+        shapes = {(h, w) for w, h in sizes}
+    else:
+        faces = {cid: _read_face(folder, files[cid], f"card {cid}") for cid in CARD_IDS}
+        shapes = {f.shape[:2] for f in faces.values()}
     back_name = meta.get("back")
     back = _read_face(folder, back_name, "back") if back_name else None
-    shapes = {f.shape[:2] for f in faces.values()}
     if len(shapes) != 1:
         raise BadInputError(f"{folder}: the faces are not all the same size ({len(shapes)} sizes)")
     (h, w) = shapes.pop()
+    if lazy:
+        faces = FaceFiles(folder, {cid: files[cid] for cid in CARD_IDS}, (w, h))
     if abs(w / h - CARD_W_MM / CARD_H_MM) > _ASPECT_TOLERANCE * CARD_W_MM / CARD_H_MM:
         raise BadInputError(
             f"{folder}: faces are {w} x {h} px, not the card's {CARD_W_MM:g}:{CARD_H_MM:g} "
@@ -154,14 +197,25 @@ def load_deck(path: Path | str | None) -> Deck:
     )
 
 
-def _read_face(folder: Path, name: object, what: str) -> np.ndarray:
-    from companion.images import read_image
-
+def _face_file(folder: Path, name: object, what: str) -> Path:
     if not isinstance(name, str) or not name or Path(name).name != name:
         raise BadInputError(
             f"{folder / 'deck.json'}: {what} must be a file name in the deck folder, got {name!r}"
         )
-    return read_image(folder / name, f"{what} image")
+    return folder / name
+
+
+def _read_face(folder: Path, name: object, what: str) -> np.ndarray:
+    from companion.images import read_image
+
+    return read_image(_face_file(folder, name, what), f"{what} image")
+
+
+def _probe_face(folder: Path, name: object, what: str) -> tuple[int, int]:
+    """(width, height) of a face from its file's header."""
+    from companion.images import probe_image
+
+    return probe_image(_face_file(folder, name, what), f"{what} image")
 
 
 def save_deck(deck: Deck, path: Path | str, extra: dict[str, Any] | None = None) -> None:

@@ -64,8 +64,10 @@ def _blob(view: np.ndarray, size: tuple[int, int] = INPUT_SIZE) -> np.ndarray:
     return np.ascontiguousarray(img.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
 
 
-def onnx_session(path: Path, threads: int):
-    """An ONNX Runtime CPU session with our thread count (one inter-op thread)."""
+def onnx_session(path: Path, threads: int, mem_pattern: bool = True):
+    """An ONNX Runtime CPU session with our thread count (one inter-op thread).
+    `mem_pattern` False: no memory plan kept per input shape (a model run on batches of many
+    sizes keeps less; the same results)."""
     from companion.offline import onnxruntime
 
     ort = onnxruntime()  # telemetry off
@@ -73,6 +75,7 @@ def onnx_session(path: Path, threads: int):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    opts.enable_mem_pattern = mem_pattern
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 

@@ -225,22 +225,26 @@ def frame_white_gains(image: np.ndarray, cal: TableCalibration) -> np.ndarray:
     return (WHITE / np.clip(white, 60.0, 255.0)).astype(np.float32)
 
 
-def _brightest(px: np.ndarray, share: float = 0.05) -> np.ndarray:
-    """Mask of the pixels (n, 3 uint8) at or above the 95th percentile of their mean channel,
-    as `mean(axis=1) >= np.percentile(..., 95)` selects them, from a histogram of the 766
-    channel sums instead of a float copy and a partial sort of millions of values (an enrolled
-    deck's 7 photos: 1.6 s of its 2.3 s of references)."""
-    total = px[:, 0].astype(np.uint16) + px[:, 1] + px[:, 2]
-    counts = np.cumsum(np.bincount(total, minlength=766))
+def _channel_sums(px: np.ndarray) -> np.ndarray:
+    """(n,) sums of the 3 channels of (n, 3 uint8) pixels, 0..765."""
+    total: np.ndarray = px[:, 0].astype(np.uint16) + px[:, 1] + px[:, 2]
+    return total
+
+
+def _bright_cut(histogram: np.ndarray, share: float = 0.05) -> int:
+    """The channel sum at or above which a pixel is in the brightest `share` (the 95th
+    percentile of the mean channel, as `mean(axis=1) >= np.percentile(..., 95)` selects), from
+    the histogram of the 766 channel sums instead of a float copy and a partial sort of
+    millions of values (an enrolled deck's 7 photos: 1.6 s of its 2.3 s of references)."""
+    counts = np.cumsum(histogram)
+    n = int(counts[-1])
     # np.percentile's linear rule: position q (n - 1) between the sorted values v[i], v[i + 1]
-    position = (1.0 - share) * (len(total) - 1)
+    position = (1.0 - share) * (n - 1)
     i = math.floor(position)
     low = int(np.searchsorted(counts, i, side="right"))  # the sum at sorted position i
-    high = int(np.searchsorted(counts, min(i + 1, len(total) - 1), side="right"))
+    high = int(np.searchsorted(counts, min(i + 1, n - 1), side="right"))
     # a threshold strictly between two consecutive values keeps the higher one and up
-    cut = high if position > i and high > low else low
-    mask: np.ndarray = total >= cut
-    return mask
+    return high if position > i and high > low else low
 
 
 def paper_gains(bgr_pixels: np.ndarray, max_cast: float = 0.3) -> np.ndarray:
@@ -250,14 +254,28 @@ def paper_gains(bgr_pixels: np.ndarray, max_cast: float = 0.3) -> np.ndarray:
     (a gold-on-black design): then the photo is used as taken."""
     px = bgr_pixels.reshape(-1, 3)
     if px.dtype == np.uint8:
-        bright = px[_brightest(px)].astype(np.float32)
-    else:
-        pxf = px.astype(np.float32)
-        lum = pxf.mean(axis=1)
-        bright = pxf[lum >= np.percentile(lum, 95)]
+        return paper_gains_of([px], max_cast)
+    pxf = px.astype(np.float32)
+    lum = pxf.mean(axis=1)
+    return _gains(pxf[lum >= np.percentile(lum, 95)], len(px), max_cast)
+
+
+def paper_gains_of(images: Sequence[np.ndarray], max_cast: float = 0.3) -> np.ndarray:
+    """`paper_gains` of the pixels of several uint8 BGR images taken together (the same
+    figures as of their concatenation), without a copy of them all: only each image's channel
+    sums, one image at a time, and the brightest pixels."""
+    parts = [im.reshape(-1, 3) for im in images]
+    histogram = sum(np.bincount(_channel_sums(px), minlength=766) for px in parts)
+    cut = _bright_cut(np.asarray(histogram))
+    bright = np.concatenate([px[_channel_sums(px) >= cut] for px in parts]).astype(np.float32)
+    return _gains(bright, sum(len(px) for px in parts), max_cast)
+
+
+def _gains(bright: np.ndarray, n_pixels: int, max_cast: float) -> np.ndarray:
+    """`paper_gains` from the brightest of the photo's `n_pixels` pixels (n, 3 float32)."""
     m = bright.mean(axis=1, keepdims=True)
     neutral = bright[np.all(np.abs(bright / np.maximum(m, 1.0) - 1) < max_cast, axis=1)]
-    if len(neutral) < max(50, 0.01 * len(px)) or float(neutral.mean()) < 60:
+    if len(neutral) < max(50, 0.01 * n_pixels) or float(neutral.mean()) < 60:
         return np.ones(3, np.float32)
     return (WHITE / np.maximum(np.median(neutral, axis=0), 1.0)).astype(np.float32)
 
@@ -310,36 +328,37 @@ class BandNamer:
         """`embedder`: True for the shipped band embedding when present, False for the
         hand-made scores alone, or a loaded one; `fuse`: False to let it name alone (for
         measuring it). The deck's faces are not kept (an enrolled deck's are about 100 MB):
-        only the references drawn from them."""
+        only the references drawn from them, and those before the embedding's session is
+        made: the faces are asked for one ingredient (8 faces) at a time, so a deck whose
+        faces are read at each use (`load_deck(..., lazy=True)`) never has them all in memory
+        at once."""
         self.deck_name = deck.name
         self._fuse = fuse
+        bands = self._bands(deck)
         self._embedder = load_embedder() if embedder is True else (embedder or None)
-        self._refs = self._build(deck)
+        self._refs = self._build(bands)
 
     @staticmethod
     def _bands(deck: Deck) -> list[np.ndarray]:
-        """Top bands then bottom bands turned."""
+        """Top bands then bottom bands turned, TOP_MM high."""
         w = round(CARD_W_MM * PPM)
         h = round(INDEX_STRIP_MM * PPM)
+        th = round(TOP_MM * PPM)
         tops, bottoms = [], []
         photographed = deck.meta.get("source") == "companion deck enroll"
         for k in range(N_ING):
             faces = [deck.face(CARD_IDS[k * N_VAL + v]) for v in range(N_VAL)]
             # one enrolment photo per ingredient: its light and exposure are that photo's own
-            gains = (
-                paper_gains(np.concatenate([f.reshape(-1, 3) for f in faces]))
-                if photographed
-                else np.ones(3, np.float32)
-            )
+            gains = paper_gains_of(faces) if photographed else np.ones(3, np.float32)
             for face in faces:
                 top, bottom = face_ends(_ends_scaled(face, gains), INDEX_STRIP_MM, (w, h))
-                tops.append(top)
-                bottoms.append(bottom)
+                tops.append(top[:th].copy())
+                bottoms.append(bottom[:th].copy())
+            del faces, face  # before the next ingredient's are read
         return tops + bottoms
 
-    def _build(self, deck: Deck) -> _Refs:
+    def _build(self, bands: list[np.ndarray]) -> _Refs:
         th = round(TOP_MM * PPM)
-        bands = [b[:th] for b in self._bands(deck)]
         embedded = self._embedder.embed(np.stack(bands)) if self._embedder else None
         full = np.stack([_rep(b, REF_BLUR_MM) for b in bands])
         for g in range(2 * N_ING):
