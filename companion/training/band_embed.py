@@ -7,8 +7,13 @@ ever asked the question the namer asks — which card of *this* deck is it — a
 separates cards within a deck (numerals, icons, colours) for designs it has never seen.
 Validated every few hundred steps on the held-out design families.
 
-    python -m companion.training.band_embed --minutes 45
-    python -m companion.training.band_embed --minutes 45 --resume   # continue runs/bandnet
+The shipped model (stop 17; 2 cores shared with other jobs, 17.0 + 10.5 + 60.2 min):
+
+    python -m companion.training.band_scenes --decks 48 --frames 5 \
+        --out runs/bandnet3/scene-crops.npz
+    python -m companion.training.band_embed --minutes 60 --decks 300 --run-dir runs/bandnet3 \
+        --scene-crops runs/bandnet3/scene-crops.npz --out runs/bandnet3/bandnet.onnx
+    python -m companion.training.band_embed --minutes 45 --resume   # continue an interrupted run
 """
 
 from __future__ import annotations
