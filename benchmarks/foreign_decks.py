@@ -516,6 +516,28 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def json_report(
+    run_args: dict[str, Any],
+    enrolments: dict[str, Any],
+    scores: Sequence[Any],
+    totals: Sequence[Any],
+    elapsed: float,
+    source: str,
+) -> str:
+    """The last line other tools read: the run's arguments, the targets, every row."""
+    return json.dumps(
+        {
+            "args": run_args,
+            "targets": TARGETS,
+            "enrolments": enrolments,
+            "rows": [s.to_json() for s in scores],
+            "totals": [t.to_json() for t in totals],
+            "seconds": round(elapsed, 1),
+            "code": source,
+        }
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     t_start = time.perf_counter()
@@ -573,28 +595,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"code {source}"
     )
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "args": {
-                        "frames": args.frames,
-                        "hard_frames": args.hard_frames,
-                        "families": args.families,
-                        "seeds": args.seeds,
-                        "frame_seed": args.frame_seed,
-                        "default": not args.no_default,
-                        "backend": args.backend,
-                        "min_confidence": args.min_confidence,
-                    },
-                    "targets": TARGETS,
-                    "enrolments": {k: asdict(v) for k, v in enrolments.items()},
-                    "rows": [s.to_json() for s in scores],
-                    "totals": [t.to_json() for t in totals],
-                    "seconds": round(elapsed, 1),
-                    "code": source,
-                }
-            )
-        )
+        run_args = {
+            "frames": args.frames,
+            "hard_frames": args.hard_frames,
+            "families": args.families,
+            "seeds": args.seeds,
+            "frame_seed": args.frame_seed,
+            "default": not args.no_default,
+            "backend": args.backend,
+            "min_confidence": args.min_confidence,
+        }
+        enrolled = {k: asdict(v) for k, v in enrolments.items()}
+        print(json_report(run_args, enrolled, scores, totals, elapsed, source))
     return 0
 
 

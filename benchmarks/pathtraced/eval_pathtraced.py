@@ -43,11 +43,11 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.foreign_decks import (  # noqa: E402
     DEFAULT,
-    TARGETS,
     Enrolment,
     SliceScore,
     detect,
     enrol,
+    json_report,
     load_design,
     provenance,
     report,
@@ -188,26 +188,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     source = provenance()
     print(f"\npath-traced frames, {len(args.decks)} decks, {elapsed:.0f} s; code {source}")
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "args": {
-                        "decks": args.decks,
-                        "frames": args.frames,
-                        "hard_frames": args.hard_frames,
-                        "seed": args.seed,
-                        "backend": args.backend,
-                        "min_confidence": args.min_confidence,
-                    },
-                    "targets": TARGETS,
-                    "enrolments": {k: vars(v) for k, v in enrolments.items()},
-                    "rows": [s.to_json() for s in scores],
-                    "totals": [t.to_json() for t in totals],
-                    "seconds": round(elapsed, 1),
-                    "code": source,
-                }
-            )
-        )
+        run_args = {
+            "decks": args.decks,
+            "frames": args.frames,
+            "hard_frames": args.hard_frames,
+            "seed": args.seed,
+            "backend": args.backend,
+            "min_confidence": args.min_confidence,
+        }
+        enrolled = {k: vars(v) for k, v in enrolments.items()}
+        print(json_report(run_args, enrolled, scores, totals, elapsed, source))
     return 0
 
 
