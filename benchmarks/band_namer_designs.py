@@ -10,6 +10,7 @@ seed. Prints, per design and slice: bands, right, passing the gate, precision ab
     .venv/bin/python benchmarks/band_namer_designs.py                      # held-out, 4+2 frames
     .venv/bin/python benchmarks/band_namer_designs.py --families ornate --frames 2 --hard-frames 0
     .venv/bin/python benchmarks/band_namer_designs.py --families band,corner --seeds 5
+    .venv/bin/python benchmarks/band_namer_designs.py --backend ncnn   # models/bandnet_ncnn_model
 """
 
 from __future__ import annotations
@@ -29,7 +30,12 @@ sys.path.insert(0, str(ROOT))
 from companion.deck.check import GATE, bands_to_check, tally  # noqa: E402
 from companion.deck.designs import FAMILIES, HELD_OUT_FAMILIES, design_deck  # noqa: E402
 from companion.synth.frame import FrameSpec, render_frame  # noqa: E402
-from companion.vision.band_embedding import BandEmbedder  # noqa: E402
+from companion.vision.band_embedding import (  # noqa: E402
+    NCNN_DIR,
+    AnyBandEmbedder,
+    BandEmbedder,
+    NcnnBandEmbedder,
+)
 from companion.vision.band_naming import BandNamer  # noqa: E402
 from companion.vision.calibration import calibrate  # noqa: E402
 
@@ -63,6 +69,12 @@ def main() -> int:
     ap.add_argument("--hard-frames", type=int, default=2, help="hard frames per design")
     ap.add_argument("--width", type=int, default=2304)
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "bandnet.onnx")
+    ap.add_argument(
+        "--backend",
+        choices=("onnx", "ncnn"),
+        default="onnx",
+        help="run the embedding on ONNX Runtime (--model) or NCNN (its export beside --model)",
+    )
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
     ap.add_argument("--dump", type=Path, help="write every band's readings (JSON lines) here")
     args = ap.parse_args()
@@ -71,8 +83,13 @@ def main() -> int:
     if bad:
         ap.error(f"unknown families {bad}: choose from {', '.join(FAMILIES)}")
     seeds = [int(s) for s in args.seeds.split(",") if s]
-    embedder = BandEmbedder(args.model) if args.model.is_file() else None
-    namers: dict[str, tuple[BandEmbedder | bool, bool]] = {"hand-made": (False, True)}
+    embedder: AnyBandEmbedder | None = None
+    if args.backend == "ncnn":
+        folder = args.model.parent / NCNN_DIR
+        embedder = NcnnBandEmbedder(folder) if (folder / "model.ncnn.param").is_file() else None
+    elif args.model.is_file():
+        embedder = BandEmbedder(args.model)
+    namers: dict[str, tuple[AnyBandEmbedder | bool, bool]] = {"hand-made": (False, True)}
     if embedder:
         namers |= {"learned": (embedder, False), "fused": (embedder, True)}
     rows = []

@@ -116,3 +116,63 @@ def test_shipped_embedding_makes_an_unseen_dark_deck_readable():
 def test_no_wrong_card_is_confirmed_on_the_dark_deck_scene():
     _, sure = _dark_deck_readings()
     assert all(c == read for c, read in sure[True]), sure[True]
+
+
+def test_ncnn_export_gives_the_onnx_embedding():
+    """`models/bandnet_ncnn_model` (the Pi's runtime) is the same network: unit vectors within
+    1e-4 of ONNX Runtime's, the same scale, any number of bands (one at a time inside)."""
+    import cv2
+
+    from companion.vision.band_embedding import NcnnBandEmbedder, load_embedder
+
+    onnx_emb = load_embedder(backend="onnx")
+    ncnn_emb = load_embedder(backend="ncnn")
+    if onnx_emb is None or ncnn_emb is None:
+        pytest.skip("models/bandnet.onnx or its NCNN export is not shipped")
+    assert isinstance(onnx_emb, BandEmbedder) and isinstance(ncnn_emb, NcnnBandEmbedder)
+    rng = np.random.default_rng(0)
+    bands = rng.integers(0, 256, (12, EMBED_H, EMBED_W, 3)).astype(np.uint8)
+    bands[6:] = np.stack([cv2.GaussianBlur(b, (0, 0), 3) for b in bands[6:]])
+    a, b = onnx_emb.embed(bands), ncnn_emb.embed(bands)
+    assert a.shape == b.shape == (12, 128)
+    assert np.abs(a - b).max() < 1e-4
+    assert ncnn_emb.scale == pytest.approx(onnx_emb.scale, rel=1e-6)
+    assert ncnn_emb.embed(bands[:0]).shape[0] == 0
+
+
+def test_ncnn_embedding_never_loads_onnx_runtime():
+    """With the finder on NCNN (the Pi) the band embedding is NCNN too: no ONNX Runtime."""
+    code = (
+        "import sys; from companion.vision.band_embedding import load_embedder; "
+        "e = load_embedder(backend='ncnn'); assert e is not None and e.backend == 'ncnn'; "
+        "print('onnxruntime' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "False"
+
+
+def test_both_runtimes_read_a_scene_alike():
+    """The namer reads every band of one held-out scene the same on NCNN as on ONNX Runtime
+    (same card, runner-up, way up; confidence within 1e-3)."""
+    from companion.vision.band_embedding import load_embedder
+    from companion.vision.band_naming import BandNamer
+    from companion.vision.calibration import calibrate
+    from tests.test_band_naming import frame, visible_strips
+
+    onnx_emb, ncnn_emb = load_embedder(backend="onnx"), load_embedder(backend="ncnn")
+    if onnx_emb is None or ncnn_emb is None:
+        pytest.skip("models/bandnet.onnx or its NCNN export is not shipped")
+    f = frame("tarot")
+    cal = calibrate(f.image)
+    assert cal is not None
+    boxes = [b for _, b, _ in visible_strips(f)]
+    deck = design_deck("tarot", 3)
+    onnx_read = BandNamer(deck, embedder=onnx_emb).name_boxes(f.image, cal, boxes)
+    ncnn_read = BandNamer(deck, embedder=ncnn_emb).name_boxes(f.image, cal, boxes)
+    assert sum(n is not None for n in onnx_read) >= len(boxes) // 2
+    for a, b in zip(onnx_read, ncnn_read, strict=True):
+        assert (a is None) == (b is None)
+        if a is not None and b is not None:
+            assert (a.card, a.runner_up, a.flipped) == (b.card, b.runner_up, b.flipped)
+            assert a.confidence == pytest.approx(b.confidence, abs=1e-3)

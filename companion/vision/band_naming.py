@@ -30,7 +30,7 @@ import numpy as np
 from companion.cards import CARD_IDS, INGREDIENTS
 from companion.deck.deckdir import Deck
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
-from companion.vision.band_embedding import TOP_MM, BandEmbedder, load_embedder
+from companion.vision.band_embedding import TOP_MM, AnyBandEmbedder, load_embedder
 from companion.vision.calibration import TableCalibration
 from companion.vision.naming import Naming, _parabola, _skew_deg
 from companion.vision.plane import scale_matrix
@@ -323,19 +323,24 @@ class BandNamer:
     """Names the top bands of one deck's cards, whatever the design."""
 
     def __init__(
-        self, deck: Deck, embedder: BandEmbedder | bool | None = True, fuse: bool = True
+        self,
+        deck: Deck,
+        embedder: AnyBandEmbedder | bool | None = True,
+        fuse: bool = True,
+        backend: str | None = None,
     ) -> None:
         """`embedder`: True for the shipped band embedding when present, False for the
         hand-made scores alone, or a loaded one; `fuse`: False to let it name alone (for
-        measuring it). The deck's faces are not kept (an enrolled deck's are about 100 MB):
-        only the references drawn from them, and those before the embedding's session is
-        made: the faces are asked for one ingredient (8 faces) at a time, so a deck whose
+        measuring it); `backend`: the finder's ("ncnn": the embedding's NCNN export, so no
+        ONNX Runtime on the Pi). The deck's faces are not kept (an enrolled deck's are about
+        100 MB): only the references drawn from them, and those before the embedding's session
+        is made: the faces are asked for one ingredient (8 faces) at a time, so a deck whose
         faces are read at each use (`load_deck(..., lazy=True)`) never has them all in memory
         at once."""
         self.deck_name = deck.name
         self._fuse = fuse
         bands = self._bands(deck)
-        self._embedder = load_embedder() if embedder is True else (embedder or None)
+        self._embedder = load_embedder(backend=backend) if embedder is True else (embedder or None)
         self._refs = self._build(bands)
 
     @staticmethod

@@ -195,13 +195,13 @@ def namer_for(
     """The default deck (None, or the Deck) is named by its own strip layout (numeral panel,
     glyph, pips) and, with `classifier` True, the shipped classifier (on the finder's
     `backend` when it has an export for it: NCNN on the Pi, so no ONNX Runtime); any other
-    deck by BandNamer. With None only the default deck's strips are drawn (no 89 MB of
-    faces)."""
+    deck by BandNamer (its band embedding on NCNN too when the finder is). With None only the
+    default deck's strips are drawn (no 89 MB of faces)."""
     if deck is None or is_default(deck):
         if classifier is True:
             classifier = load_classifier(MODELS_DIR, backend=backend)
         return StripNamer(deck if deck is not None else default_strips(), classifier or None)
-    return BandNamer(deck)
+    return BandNamer(deck, backend=backend)
 
 
 def nominal_calibration(image: np.ndarray) -> TableCalibration:
