@@ -49,7 +49,7 @@ def test_camera_views_are_the_card_not_another():
 @pytest.mark.slow
 def test_training_runs_from_scratch_and_exports(tmp_path: Path):
     """`python -m companion.training.band_embed` trains, validates on the held-out designs and
-    writes an ONNX model the namer loads (a few seconds of training here)."""
+    writes an ONNX model and its NCNN copy that the namer loads (a few seconds of training)."""
     out = tmp_path / "bandnet.onnx"
     cmd = [
         sys.executable, "-m", "companion.training.band_embed", "--decks", "3",
@@ -66,6 +66,13 @@ def test_training_runs_from_scratch_and_exports(tmp_path: Path):
     assert z.shape == (3, 128)
     assert np.allclose(np.linalg.norm(z, axis=1), 1.0, atol=1e-4)
     assert 4.0 <= emb.scale <= 64.0
+    # and the Pi's copy beside it, the same embedding without ONNX Runtime
+    from companion.vision.band_embedding import NcnnBandEmbedder
+
+    pi = NcnnBandEmbedder(tmp_path / "bandnet_ncnn_model")
+    bands = np.random.default_rng(0).uniform(0, 255, (3, EMBED_H, EMBED_W, 3))
+    assert np.abs(pi.embed(bands) - emb.embed(bands)).max() < 1e-3
+    assert pi.scale == pytest.approx(emb.scale, rel=1e-5)
 
 
 def _dark_deck_readings() -> tuple[int, dict[bool, list[tuple[str, str]]]]:

@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 import torch
@@ -236,6 +237,52 @@ def export_onnx(net: BandNet, path: Path) -> None:
     )
 
 
+_NCNN_DROPPED: Final = ("pnnx.Expression", "Constant", "Clip", "Tensor.reshape")
+"""Layers of pnnx's conversion that only compute the constant `scale` output: NCNN cannot
+run them, and the scale is a trained number, so it goes to metadata.yaml instead."""
+
+
+def export_ncnn(onnx_path: Path, folder: Path, scale: float) -> Path:
+    """The ONNX model converted for the Pi (`<name>_ncnn_model`: model.ncnn.param/.bin, fp32,
+    one band at a time), so ONNX Runtime need not be loaded where the finder runs on NCNN."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    pnnx = Path(sys.executable).with_name("pnnx")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "bandnet.onnx"
+        shutil.copyfile(onnx_path, src)
+        subprocess.run(
+            [str(pnnx), src.name, f"inputshape=[1,3,{EMBED_H},{EMBED_W}]", "fp16=0"],
+            cwd=tmp,
+            check=True,
+            capture_output=True,
+        )
+        lines = (Path(tmp) / "bandnet.ncnn.param").read_text().splitlines()
+        keep = [ln for ln in lines[2:] if ln.split()[0] not in _NCNN_DROPPED]
+        blobs: set[str] = set()
+        for ln in keep:
+            f = ln.split()
+            n_in, n_out = int(f[2]), int(f[3])
+            blobs.update(f[4 : 4 + n_in + n_out])
+        folder.mkdir(parents=True, exist_ok=True)
+        param = "\n".join([lines[0], f"{len(keep)} {len(blobs)}", *keep]) + "\n"
+        (folder / "model.ncnn.param").write_text(param)
+        shutil.copyfile(Path(tmp) / "bandnet.ncnn.bin", folder / "model.ncnn.bin")
+    (folder / "metadata.yaml").write_text(
+        f"# {onnx_path.name} converted to NCNN: pnnx {onnx_path.name} "
+        f"inputshape=[1,3,{EMBED_H},{EMBED_W}] fp16=0,\n"
+        "# the constant `scale` branch dropped from the param (its value below), one band at a "
+        "time.\n"
+        f"source: {onnx_path.name}\n"
+        f"input: in0 (1 x 3 x {EMBED_H} x {EMBED_W}, BGR / 255 - 0.5)\n"
+        "output: out0 (128, unit vector: the ONNX `embedding`)\n"
+        f"scale: {scale!r}\n"
+    )
+    return folder
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m companion.training.band_embed",
@@ -349,9 +396,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     bar.close()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, args.out)
+    ncnn_dir = export_ncnn(
+        args.out, args.out.with_name(f"{args.out.stem}_ncnn_model"), float(net.scale())
+    )
     print(
         f"trained {step} steps in {(time.monotonic() - start) / 60:.1f} min "
-        f"(total {(time.monotonic() - t0) / 60:.1f} min); wrote {args.out}",
+        f"(total {(time.monotonic() - t0) / 60:.1f} min); wrote {args.out} and {ncnn_dir}",
         flush=True,
     )
     return 0
