@@ -79,22 +79,16 @@ def _dark_deck_readings() -> tuple[int, dict[bool, list[tuple[str, str]]]]:
     """(bands, {learned: [(truth, read) past the detector's gate]}) on one scene of the
     held-out `foil` design (dark cards, light numerals)."""
     from companion.vision.band_naming import BandNamer
-    from companion.vision.calibration import calibrate
     from companion.vision.detector import MIN_CONFIDENCE
-    from tests.test_band_naming import frame, visible_strips
+    from tests.test_band_naming import scene
 
-    f = frame("foil")
-    cal = calibrate(f.image)
-    assert cal is not None
-    strips = visible_strips(f)
-    deck = design_deck("foil", 3)
+    sc = scene("foil")
     sure = {}
     for learned in (False, True):
-        namer = BandNamer(deck, embedder=learned)
-        names = namer.name_boxes(f.image, cal, [b for _, b, _ in strips])
-        sure[learned] = [(c, n.card) for (c, _, _), n in zip(strips, names, strict=True)
+        names = BandNamer(sc.deck, embedder=learned).name_boxes(sc.image, sc.cal, sc.boxes)
+        sure[learned] = [(c, n.card) for (c, _, _), n in zip(sc.strips, names, strict=True)
                          if n is not None and n.confidence >= MIN_CONFIDENCE]  # fmt: skip
-    return len(strips), sure
+    return len(sc.strips), sure
 
 
 @pytest.mark.slow
@@ -164,20 +158,15 @@ def test_both_runtimes_read_a_scene_alike():
     (same card, runner-up, way up; confidence within 1e-3)."""
     from companion.vision.band_embedding import load_embedder
     from companion.vision.band_naming import BandNamer
-    from companion.vision.calibration import calibrate
-    from tests.test_band_naming import frame, visible_strips
+    from tests.test_band_naming import scene
 
     onnx_emb, ncnn_emb = load_embedder(backend="onnx"), load_embedder(backend="ncnn")
     if onnx_emb is None or ncnn_emb is None:
         pytest.skip("models/bandnet.onnx or its NCNN export is not shipped")
-    f = frame("tarot")
-    cal = calibrate(f.image)
-    assert cal is not None
-    boxes = [b for _, b, _ in visible_strips(f)]
-    deck = design_deck("tarot", 3)
-    onnx_read = BandNamer(deck, embedder=onnx_emb).name_boxes(f.image, cal, boxes)
-    ncnn_read = BandNamer(deck, embedder=ncnn_emb).name_boxes(f.image, cal, boxes)
-    assert sum(n is not None for n in onnx_read) >= len(boxes) // 2
+    sc = scene("tarot")
+    onnx_read = BandNamer(sc.deck, embedder=onnx_emb).name_boxes(sc.image, sc.cal, sc.boxes)
+    ncnn_read = BandNamer(sc.deck, embedder=ncnn_emb).name_boxes(sc.image, sc.cal, sc.boxes)
+    assert sum(n is not None for n in onnx_read) >= len(sc.boxes) // 2
     for a, b in zip(onnx_read, ncnn_read, strict=True):
         assert (a is None) == (b is None)
         if a is not None and b is not None:

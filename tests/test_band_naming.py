@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 import cv2
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from companion.cards import CARD_IDS
+from companion.deck.deckdir import Deck
 from companion.deck.designs import (
     FAMILIES,
     HELD_OUT_FAMILIES,
@@ -18,7 +20,7 @@ from companion.deck.designs import (
 )
 from companion.synth.frame import Frame, FrameSpec, render_frame
 from companion.vision.band_naming import BandNamer, frame_white_gains
-from companion.vision.calibration import calibrate
+from companion.vision.calibration import TableCalibration, calibrate
 
 
 @cache
@@ -36,6 +38,27 @@ def visible_strips(f: Frame) -> list[tuple[str, tuple[float, float, float, float
             if s["visible_fraction"] >= 0.5 and s["hand_fraction"] <= 0.5:
                 out.append((card["card"], tuple(s["visible_bbox_mm"]), s["end"]))
     return out
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One plain held-out scene of a design, calibrated, with its bands to read and its deck."""
+
+    image: np.ndarray
+    cal: TableCalibration
+    strips: list[tuple[str, tuple[float, float, float, float], str]]
+    deck: Deck
+
+    @property
+    def boxes(self) -> list[tuple[float, float, float, float]]:
+        return [b for _, b, _ in self.strips]
+
+
+def scene(family: str) -> Scene:
+    f = frame(family)
+    cal = calibrate(f.image)
+    assert cal is not None
+    return Scene(f.image, cal, visible_strips(f), design_deck(family, 3))
 
 
 def test_families_are_distinct_designs():
@@ -151,16 +174,13 @@ def test_learned_comparison_sees_a_frame_once_and_only_bands_in_doubt():
     inner = load_embedder()
     if inner is None:
         pytest.skip("models/bandnet.onnx is not shipped")
-    f = frame("tarot")
-    cal = calibrate(f.image)
-    assert cal is not None
-    boxes = [b for _, b, _ in visible_strips(f)]
-    deck = design_deck("tarot", 3)
+    sc = scene("tarot")
+    image, cal, boxes = sc.image, sc.cal, sc.boxes
     spy = _CountingEmbedder(inner)
-    namer = BandNamer(deck, embedder=spy)  # type: ignore[arg-type]
+    namer = BandNamer(sc.deck, embedder=spy)  # type: ignore[arg-type]
     spy.calls.clear()  # the deck's references
-    together = namer.name_boxes(f.image, cal, boxes)
-    hand = BandNamer(deck, embedder=False).name_boxes(f.image, cal, boxes)
+    together = namer.name_boxes(image, cal, boxes)
+    hand = BandNamer(sc.deck, embedder=False).name_boxes(image, cal, boxes)
     doubtful = [h for h in hand if h is not None and h.score >= MIN_SCORE and h.confidence < SURE]
     assert 0 < len(doubtful) < len(boxes)
     assert spy.calls == [len(EMBED_SHIFTS) * len(doubtful)]
@@ -168,7 +188,7 @@ def test_learned_comparison_sees_a_frame_once_and_only_bands_in_doubt():
         assert (h is None) == (n is None)
         if h is not None and n is not None and h.confidence >= SURE:
             assert n == h
-    one_by_one = [namer.name_boxes(f.image, cal, [b])[0] for b in boxes]
+    one_by_one = [namer.name_boxes(image, cal, [b])[0] for b in boxes]
     for a, b in zip(together, one_by_one, strict=True):
         assert a is not None and b is not None
         assert (a.card, a.runner_up, a.flipped) == (b.card, b.runner_up, b.flipped)
@@ -179,7 +199,7 @@ def test_paper_gains_count_the_same_bright_pixels_whatever_the_pixel_type():
     """An enrolment photo's white balance (the 5 % brightest pixels) comes out the same from
     its 8-bit pixels, counted by a histogram, as from the same pixels as floats: dim and bright
     photos, ties at the percentile, and a handful of pixels."""
-    from companion.vision.band_naming import paper_gains
+    from companion.vision.band_naming import paper_gains_of
 
     rng = np.random.default_rng(5)
     photos = [rng.integers(0, 256, (n, 3), dtype=np.uint8) for n in (1, 2, 19, 20, 21, 5000)]
@@ -188,5 +208,22 @@ def test_paper_gains_count_the_same_bright_pixels_whatever_the_pixel_type():
     warm[:3000] = (200, 230, 250)  # warm paper: a plateau of equal values at the percentile
     photos.append(warm)
     for px in photos:
-        assert np.array_equal(paper_gains(px), paper_gains(px.astype(np.float32)))
-    assert not np.allclose(paper_gains(warm), 1.0)
+        assert np.array_equal(paper_gains_of([px]), _float_paper_gains(px))
+    together = photos[-3:]
+    assert np.array_equal(paper_gains_of(together), _float_paper_gains(np.concatenate(together)))
+    assert not np.allclose(paper_gains_of([warm]), 1.0)
+
+
+def _float_paper_gains(px: np.ndarray, max_cast: float = 0.3) -> np.ndarray:
+    """The white balance as first written (float pixels, np.percentile): the reference the
+    histogram count must equal."""
+    from companion.vision.band_naming import WHITE
+
+    pxf = px.reshape(-1, 3).astype(np.float32)
+    lum = pxf.mean(axis=1)
+    bright = pxf[lum >= np.percentile(lum, 95)]
+    m = bright.mean(axis=1, keepdims=True)
+    neutral = bright[np.all(np.abs(bright / np.maximum(m, 1.0) - 1) < max_cast, axis=1)]
+    if len(neutral) < max(50, 0.01 * len(pxf)) or float(neutral.mean()) < 60:
+        return np.ones(3, np.float32)
+    return (WHITE / np.maximum(np.median(neutral, axis=0), 1.0)).astype(np.float32)

@@ -26,13 +26,14 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from companion.cards import INGREDIENTS, Card
+from companion.deck.designs import _NAMES as _NAME_OF
+from companion.deck.designs import PPM, _contrast, _illustration, _px, _shade, draw_icon
+from companion.deck.designs import _hsv_bgr as _hsv
 from companion.layout import CARD_H_MM, CARD_W_MM
 
-PPM: Final = 10.0
 BAND_MM: Final = 26.0
 """The index layer's height; the same layer is drawn turned at the bottom."""
 
-_NAMES: Final = ("AJITAMA", "CHASHU", "KAMABOKO", "MENMA", "NEGI", "NORI", "SHIITAKE")
 BGR = tuple[int, int, int]
 
 
@@ -71,30 +72,8 @@ def _font(path: str, px: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, px)
 
 
-def _px(v: float) -> int:
-    return round(v * PPM)
-
-
-def _hsv(h: float, s: float, v: float) -> BGR:
-    px = np.array([[[round(h * 179) % 180, round(s * 255), round(v * 255)]]], np.uint8)
-    b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
-    return (int(b), int(g), int(r))
-
-
-def _shade(c: BGR, k: float) -> BGR:
-    return (
-        int(np.clip(c[0] * k, 0, 255)),
-        int(np.clip(c[1] * k, 0, 255)),
-        int(np.clip(c[2] * k, 0, 255)),
-    )
-
-
 def _lum(c: BGR) -> float:
     return 0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2]
-
-
-def _contrast(c: BGR) -> BGR:
-    return (25, 25, 25) if _lum(c) > 140 else (245, 245, 245)
 
 
 def draw_text(
@@ -254,12 +233,6 @@ def _ink(s: _Spec, col: BGR, under: BGR) -> tuple[BGR, BGR | None]:
     return _contrast(under), None
 
 
-def _icon(img: np.ndarray, seed: int, cx: float, cy: float, size: float, color: BGR) -> None:
-    from companion.deck.designs import draw_icon
-
-    draw_icon(img, seed, cx, cy, size, color)
-
-
 def _index(layer: np.ndarray, s: _Spec, card: Card) -> None:
     """Value and ingredient cue on the top band (drawn again turned at the bottom)."""
     k = INGREDIENTS.index(card.ingredient)
@@ -340,11 +313,11 @@ def _index(layer: np.ndarray, s: _Spec, card: Card) -> None:
         )  # type: ignore[assignment]
         cue_col = col if abs(_lum(col) - _lum(cue_under)) > 40 else _contrast(cue_under)
         if s.cue == "icon":
-            _icon(layer, s.icons[k], cx, cy, s.cue_mm, cue_col)
+            draw_icon(layer, s.icons[k], cx, cy, s.cue_mm, cue_col)
         else:
             draw_text(
                 layer,
-                _NAMES[k][:3],
+                _NAME_OF[INGREDIENTS[k]][:3],
                 s.font,
                 cx,
                 cy - s.cue_mm * 0.3,
@@ -356,8 +329,6 @@ def _index(layer: np.ndarray, s: _Spec, card: Card) -> None:
 
 def render_mixed_face(seed: int, card: Card) -> np.ndarray:
     """One face of mixed deck `seed`, BGR, 880 x 630 px (10 px/mm)."""
-    from companion.deck.designs import _illustration
-
     s = _Spec(seed)
     k = INGREDIENTS.index(card.ingredient)
     col = s.colors[k]
@@ -376,7 +347,7 @@ def render_mixed_face(seed: int, card: Card) -> np.ndarray:
     art = (8.0, 24.0, CARD_W_MM - 8.0, CARD_H_MM - 24.0)
     art_col = col if s.background in ("paper", "dark") else _shade(col, rng.uniform(0.6, 1.4))
     _illustration(face, rng, art, art_col, int(rng.integers(6, 18)))
-    _icon(
+    draw_icon(
         face,
         s.icons[k],
         CARD_W_MM / 2,
@@ -389,7 +360,7 @@ def render_mixed_face(seed: int, card: Card) -> np.ndarray:
         cv2.rectangle(face, (_px(5), _px(y)), (_px(CARD_W_MM - 5), _px(y + 8)), (228, 232, 238), -1)
         draw_text(
             face,
-            _NAMES[k].title(),
+            _NAME_OF[INGREDIENTS[k]].title(),
             s.font,
             CARD_W_MM / 2,
             y + 2.0,

@@ -247,23 +247,13 @@ def _bright_cut(histogram: np.ndarray, share: float = 0.05) -> int:
     return high if position > i and high > low else low
 
 
-def paper_gains(bgr_pixels: np.ndarray, max_cast: float = 0.3) -> np.ndarray:
+def paper_gains_of(images: Sequence[np.ndarray], max_cast: float = 0.3) -> np.ndarray:
     """Gains that bring the bright, nearly neutral pixels of a photo's cards (white paper,
     light print) to WHITE: an enrolment photo taken under a warm lamp or darker than the table
     becomes comparable with the marker-balanced frames. Ones when the cards have no such white
-    (a gold-on-black design): then the photo is used as taken."""
-    px = bgr_pixels.reshape(-1, 3)
-    if px.dtype == np.uint8:
-        return paper_gains_of([px], max_cast)
-    pxf = px.astype(np.float32)
-    lum = pxf.mean(axis=1)
-    return _gains(pxf[lum >= np.percentile(lum, 95)], len(px), max_cast)
-
-
-def paper_gains_of(images: Sequence[np.ndarray], max_cast: float = 0.3) -> np.ndarray:
-    """`paper_gains` of the pixels of several uint8 BGR images taken together (the same
-    figures as of their concatenation), without a copy of them all: only each image's channel
-    sums, one image at a time, and the brightest pixels."""
+    (a gold-on-black design): then the photo is used as taken. Of several uint8 BGR images
+    taken together (the same figures as of their concatenation) without a copy of them all:
+    only each image's channel sums, one image at a time, and the brightest pixels."""
     parts = [im.reshape(-1, 3) for im in images]
     histogram = sum(np.bincount(_channel_sums(px), minlength=766) for px in parts)
     cut = _bright_cut(np.asarray(histogram))
@@ -272,7 +262,7 @@ def paper_gains_of(images: Sequence[np.ndarray], max_cast: float = 0.3) -> np.nd
 
 
 def _gains(bright: np.ndarray, n_pixels: int, max_cast: float) -> np.ndarray:
-    """`paper_gains` from the brightest of the photo's `n_pixels` pixels (n, 3 float32)."""
+    """`paper_gains_of` from the brightest of the photo's `n_pixels` pixels (n, 3 float32)."""
     m = bright.mean(axis=1, keepdims=True)
     neutral = bright[np.all(np.abs(bright / np.maximum(m, 1.0) - 1) < max_cast, axis=1)]
     if len(neutral) < max(50, 0.01 * n_pixels) or float(neutral.mean()) < 60:
