@@ -92,31 +92,20 @@ def _dark_deck_readings() -> tuple[int, dict[bool, list[tuple[str, str]]]]:
 
 
 @pytest.mark.slow
-def test_shipped_embedding_makes_an_unseen_dark_deck_readable():
-    """On a scene of the held-out `foil` design the shipped learned comparison confirms
-    readings the hand-made scores alone left in doubt: measured 23 -> 33 of 33 bands past the
-    detector's gate (23 -> 31 with the model before mixed decks)."""
+def test_an_unseen_dark_deck_is_read_with_and_without_the_learned_comparison():
+    """On a scene of the held-out `foil` design (dark cards, light numerals, a sheen that
+    differs from card to card) nine bands in ten pass the detector's gate, none wrong, whether
+    the learned comparison has a say or not, and it never takes a band away. Measured: 32 of
+    33 both ways, none wrong (the hand-made scores alone passed 23 before the value was
+    judged on outlines, and the learned comparison brought that to 33 with one wrong)."""
     from companion.vision.band_embedding import load_embedder
 
     assert load_embedder() is not None, "models/bandnet.onnx is not shipped"
     bands, sure = _dark_deck_readings()
-    assert all(c == read for c, read in sure[False]), sure[False]
-    assert len(sure[True]) >= len(sure[False]) + 5, sure
-    assert len(sure[True]) >= 0.9 * bands, sure
-
-
-@pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured 2026-11-25 with bandnet trained with mixed decks: 1 of the 33 bands past "
-    "the gate is wrong (kamaboko-4 read kamaboko-6 at 0.445: the hand-made and the learned "
-    "reading agree on the wrong value); the model before had 31 past, none wrong. Held-out "
-    "precision at the gate is unchanged overall (band_namer_designs: plain 0.9913 -> 0.9915, "
-    "hard 0.970 -> 0.967) while recall rose (0.826 -> 0.841, 0.768 -> 0.863) (issue 10)",
-)
-def test_no_wrong_card_is_confirmed_on_the_dark_deck_scene():
-    _, sure = _dark_deck_readings()
-    assert all(c == read for c, read in sure[True]), sure[True]
+    for learned in (False, True):
+        assert all(c == read for c, read in sure[learned]), sure[learned]
+        assert len(sure[learned]) >= 0.9 * bands, sure
+    assert len(sure[True]) >= len(sure[False]), sure
 
 
 def test_ncnn_export_gives_the_onnx_embedding():

@@ -71,6 +71,12 @@ SURE: Final = 0.999
 only confirm the card (a disagreement keeps the hand-made card) and raise the probability by
 under 1 - SURE, which no gate or tie between readings turns on; that saves its 9-crop
 inference on about half the bands."""
+SHAPE_WEIGHT: Final = 0.5
+"""Added to an ingredient's score per unit of correlation of the band's outlines (`_shape`)
+with the ingredient's: a glare or a warm lamp washes colours out, the icon's outline stays.
+Chosen on the training families (0.5 and 1.0 tried: 1.0 cost precision on hard scenes)."""
+WAY_UP_CLOSE: Final = 0.15
+"""Ways up whose coarse fit is this close to the best are each read in full."""
 _CARD_INDEX: Final = {cid: i for i, cid in enumerate(CARD_IDS)}
 N_ING: Final = len(INGREDIENTS)
 N_VAL: Final = len(CARD_IDS) // N_ING
@@ -188,6 +194,15 @@ def _registered(group: np.ndarray) -> np.ndarray:
     return out
 
 
+VALUE_SHAPE_MM: Final = 1.0
+"""The value is judged on the band minus its blur at this scale: a numeral's strokes and pips
+stay, a foil's sheen or a lamp's gradient (which differ from card to card) go."""
+
+
+def _shape(rep: np.ndarray) -> np.ndarray:
+    return rep - cv2.GaussianBlur(rep, (0, 0), VALUE_SHAPE_MM * PPM)
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     v = v.astype(np.float32).ravel()
     return v / max(float(np.linalg.norm(v)), 1e-6)
@@ -295,6 +310,10 @@ def _ends_scaled(face: np.ndarray, gains: np.ndarray) -> np.ndarray:
     return out
 
 
+_Found = tuple[np.ndarray, np.ndarray, float, float, float, bool, np.ndarray, np.ndarray]
+"""(patch, its rep, centre x, y mm, angle, flipped, coarse scores, coarse positions)."""
+
+
 @dataclass(frozen=True)
 class _Refs:
     full: np.ndarray
@@ -303,8 +322,13 @@ class _Refs:
     """(2 * 7, H, W, 3) each ingredient's mean band [end * 7 + ingredient]."""
     ing_small: np.ndarray
     """The same at half size (the coarse pass)."""
+    ing_shape_unit: np.ndarray
+    """(2 * 7, H * W * 3) the same high-passed (`_shape`) as unit vectors: the icon's and the
+    art's outlines, which a colour cast or a foil's sheen leave as they are."""
     value_box: tuple[tuple[int, int, int, int], ...]
     """Per (end, ingredient): y0, y1, x0, x1 of where its 8 faces differ (numeral, pips)."""
+    value_templ: tuple[np.ndarray, ...]
+    """Per reference band: its value box, high-passed (`_shape`)."""
     embedded: np.ndarray | None
     """(2 * 56, D) the learned embedding of each reference band (None without the model)."""
 
@@ -366,7 +390,7 @@ class BandNamer:
                 # exposure out (a photo's light gradient), card edges out (a photographed
                 # outline a millimetre off shows cloth there): what is left is the index
                 lum = np.maximum(group[..., :1].mean(axis=(1, 2), keepdims=True), 8.0)
-                spread = (group / lum).std(axis=0).sum(axis=2)
+                spread = (np.stack([_shape(b) for b in group]) / lum).std(axis=0).sum(axis=2)
                 spread[:edge] = 0
                 spread[:, :edge] = 0
                 spread[:, -edge:] = 0
@@ -384,11 +408,18 @@ class BandNamer:
                         min(full.shape[2], int(xs.max()) + 1 + m),
                     )
                 )
+        value_templ = tuple(
+            np.ascontiguousarray(_shape(ref)[y0:y1, x0:x1])
+            for ref, (y0, y1, x0, x1) in zip(
+                full, (boxes[i // N_VAL] for i in range(len(full))), strict=True
+            )
+        )
         ing_mean = full.reshape(2 * N_ING, N_VAL, *full.shape[1:]).mean(axis=1)
         ing_small = np.stack(
             [cv2.resize(m, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for m in ing_mean]
         )
-        return _Refs(full, ing_mean, ing_small, tuple(boxes), embedded)
+        ing_shape_unit = np.stack([_unit(_shape(m)) for m in ing_mean])
+        return _Refs(full, ing_mean, ing_small, ing_shape_unit, tuple(boxes), value_templ, embedded)
 
     # ------------------------------------------------------------------ reading
 
@@ -404,8 +435,7 @@ class BandNamer:
         gains = frame_white_gains(image, cal)
         hand: list[tuple[Naming, np.ndarray | None] | None] = []
         for box in boxes_mm:
-            found = self._locate(image, cal, box, gains)
-            hand.append(None if found is None else self._read(*found))
+            hand.append(self._hand_reading(image, cal, box, gains))
         out = [None if h is None else h[0] for h in hand]
         asks = [(k, h[1]) for k, h in enumerate(hand) if h is not None and h[1] is not None]
         if not asks:
@@ -447,19 +477,28 @@ class BandNamer:
         cal: TableCalibration,
         box: tuple[float, float, float, float],
         gains: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, float, float, float, bool, np.ndarray, np.ndarray] | None:
-        """The band upright: (patch, its rep, centre x, y, angle, flipped, coarse scores and
-        positions), the way up and quarter turn chosen on the coarse pass."""
+    ) -> _Found | None:
+        """The band upright, the way up and quarter turn that fit the ingredients best on the
+        coarse pass."""
+        found = self._ways_up(image, cal, box, gains)
+        return found[0] if found else None
+
+    def _ways_up(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        box: tuple[float, float, float, float],
+        gains: np.ndarray,
+    ) -> list[_Found]:
+        """The band upright each way it may lie: (patch, its rep, centre x, y, angle, flipped,
+        coarse scores and positions), best coarse fit first; none for an empty box."""
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         bw, bh = box[2] - box[0], box[3] - box[1]
         if bw <= 0 or bh <= 0:
-            return None
+            return []
         # the band's top edge sits near the box's top (upright) or bottom (turned) edge
         squarish = bh > 0.5 * bw
-        # which way up (and, for a turned card, which quarter turn): decided on a half-size
-        # comparison with every ingredient, then only that reading is refined
-        best: tuple[float, float, bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
-        best = None
+        out: list[_Found] = []
         for flipped in (False, True):
             angle = self._skew(image, cal, cx, cy, squarish, flipped)
             # turned more than ~15 degrees: edges give the skew modulo 90 only
@@ -467,11 +506,35 @@ class BandNamer:
                 patch = self._patch(image, cal, cx, cy, a, flipped, gains)
                 rep = _rep(patch)
                 scores, at = self._coarse(rep)
-                if best is None or scores.max() > best[0]:
-                    best = (float(scores.max()), a, flipped, patch, rep, scores, at)
+                out.append((patch, rep, cx, cy, a, flipped, scores, at))
+        out.sort(key=lambda f: -float(f[6].max()))
+        return out
+
+    def _hand_reading(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        box: tuple[float, float, float, float],
+        gains: np.ndarray,
+    ) -> tuple[Naming, np.ndarray | None] | None:
+        """The hand-made reading of the band the way up it fits best. Ways up whose coarse fit
+        is within WAY_UP_CLOSE of the best are each read in full and the better whole reading
+        (ingredient and value) is kept: a design whose band looks alike both ways (numerals
+        in both corners, a diagonal sheen) was often read upside down, its colour telling
+        nothing and its numerals too small for the coarse pass."""
+        ways = self._ways_up(image, cal, box, gains)
+        if not ways:
+            return None
+        top = float(ways[0][6].max())
+        best: tuple[float, tuple[Naming, np.ndarray | None]] | None = None
+        for found in ways:
+            if float(found[6].max()) < top - WAY_UP_CLOSE:
+                break
+            naming, crops, fit = self._read(*found)
+            if best is None or fit > best[0]:
+                best = (fit, (naming, crops))
         assert best is not None
-        _, a, flipped, patch, rep, scores, at = best
-        return patch, rep, cx, cy, a, flipped, scores, at
+        return best[1]
 
     def _skew(
         self, image, cal, cx: float, cy: float, squarish: bool, flipped: bool = False
@@ -554,12 +617,15 @@ class BandNamer:
         ing_scores = np.full(2 * N_ING, -math.inf)
         ing_at: list[tuple[int, int]] = [(0, 0)] * (2 * N_ING)
         r = REFINE_PX
+        shape = _shape(rep)
         for j in np.argsort(coarse)[::-1][:REFINE_INGREDIENTS]:
             x0 = int(min(max(coarse_at[j][0] - r, 0), rep.shape[1] - tw))
             y0 = int(min(max(coarse_at[j][1] - r, 0), rep.shape[0] - th))
             window = rep[y0 : y0 + th + 2 * r, x0 : x0 + tw + 2 * r]
             ing_scores[j], (x, y) = ingredient_score(window, refs.ing_mean[j])
             ing_at[j] = (x0 + x, y0 + y)
+            crop = shape[y0 + y : y0 + y + th, x0 + x : x0 + x + tw]
+            ing_scores[j] += SHAPE_WEIGHT * float(_unit(crop) @ refs.ing_shape_unit[j])
         order = [int(j) for j in np.argsort(ing_scores)[::-1]]
         best_j = order[0]
         rival = next(
@@ -589,9 +655,10 @@ class BandNamer:
         flipped: bool,
         coarse: np.ndarray,
         coarse_at: np.ndarray,
-    ) -> tuple[Naming, np.ndarray | None]:
-        """The hand-made reading, and the crops the learned comparison is to see (None when
-        it has no say: no model, no card of this deck, or a reading already SURE)."""
+    ) -> tuple[Naming, np.ndarray | None, float]:
+        """The hand-made reading, the crops the learned comparison is to see (None when it
+        has no say: no model, no card of this deck, or a reading already SURE), and how well
+        the band fits the card read (ingredient plus value score)."""
         refs = self._refs
         tw = refs.full.shape[2]
         best_j, rival, ing_scores, ing_at, i_margin = self._ingredient(rep, coarse, coarse_at)
@@ -603,13 +670,13 @@ class BandNamer:
         ax, ay = ing_at[best_j]
         (my0, my1, mx0, mx1) = refs.value_box[best_j]
         pad = VALUE_SEARCH_PX
-        region = rep[
+        region = _shape(rep)[
             max(0, ay + my0 - pad) : ay + my1 + pad, max(0, ax + mx0 - pad) : ax + mx1 + pad
         ]
         base = end * 56 + ing * N_VAL
         vscores = np.full(N_VAL, -1.0)
         for v in range(N_VAL):
-            score = value_score(region, refs.full[base + v][my0:my1, mx0:mx1])
+            score = value_score(region, refs.value_templ[base + v])
             if score is not None:
                 vscores[v] = score
         ranked = np.argsort(vscores)[::-1]
@@ -639,7 +706,8 @@ class BandNamer:
             center_mm=(float(centre[0]), float(centre[1])),
             probability=probability,
         )
-        return naming, self.aligned_crops(patch, ax, ay) if ask else None
+        crops = self.aligned_crops(patch, ax, ay) if ask else None
+        return naming, crops, best_s + float(vscores[ranked[0]])
 
     def aligned_crops(self, patch: np.ndarray, ax: int, ay: int) -> np.ndarray:
         """The band's top TOP_MM where the hand-made pass aligned it, and around it: the
@@ -684,6 +752,10 @@ def _fuse(hand: tuple[int, int, float], learned: tuple[int, int, float]) -> tupl
     return hand
 
 
+V_MID: Final = 0.018
+V_SCALE: Final = 0.004
+
+
 def _confidence(score: float, v_margin: float, i_margin: float) -> float:
     """0..1 from how far the card is ahead of its rivals: of the other values of its ingredient
     (where they differ) and of the other ingredients. Fitted on the training families' bands
@@ -691,6 +763,6 @@ def _confidence(score: float, v_margin: float, i_margin: float) -> float:
     ingredients under 0.033."""
     if score < MIN_SCORE:
         return 0.0
-    pv = 1.0 / (1.0 + math.exp(-(v_margin - 0.018) / 0.004))
+    pv = 1.0 / (1.0 + math.exp(-(v_margin - V_MID) / V_SCALE))
     pi = 1.0 / (1.0 + math.exp(-(i_margin - 0.035) / 0.008))
     return float(pv * pi)

@@ -26,6 +26,7 @@ from companion.vision.backends import (
 )
 from companion.vision.band_naming import BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
+from companion.vision.card_ends import join_ends
 from companion.vision.detections import Detections
 from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
@@ -320,8 +321,12 @@ class CardDetector:
                 x0, y0, x1, y1 = box = _crop_box(xyxy, view.shape)
                 strips.append(_Remembered(box, xyxy.copy(), view[y0:y1, x0:x1].copy(), naming))
             self._memory = (cal, strips)
+        # the two ends of a card are joined after the memory took the namings as read (joined
+        # again at every frame, two agreeing ends would grow surer and surer)
+        boxes = [_box_mm(x, ppm) for x in dets.xyxy]
+        centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
         readings = []
-        for naming, det_conf in zip(namings, dets.confidence, strict=True):
+        for naming, det_conf in zip(join_ends(namings, centres), dets.confidence, strict=True):
             if naming is None:
                 continue
             conf = float(det_conf) * naming.confidence

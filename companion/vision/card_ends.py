@@ -1,0 +1,108 @@
+"""The two ends of one card, read as one: a card lying in full view shows its index twice.
+
+The finder boxes both ends and each is named on its own; when the two readings disagree, one
+of them is a card that is not on the table. Geometry says for sure which strips are one card's
+two ends (turned 180 degrees to each other, one card length apart along the card's axis, and
+nothing of another card between them), so their two readings are joined before the gate: two
+agreeing readings make one surer reading, two disagreeing ones leave the better one, less sure.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Final
+
+from companion import layout
+from companion.vision.naming import Naming
+
+ENDS_APART_MM: Final = layout.CARD_H_MM - layout.INDEX_STRIP_MM
+"""Between the centres of a card's two index strips."""
+ENDS_TOLERANCE_MM: Final = 6.0
+"""How far the other strip may sit from where the first one puts it (skew of a few degrees
+over 72 mm, the finder's box edges)."""
+INSIDE_MARGIN_MM: Final = 4.0
+"""Another strip whose centre lies this far inside the card between the two ends is a card
+lying over it: the two strips are then not one card's (a cascade's fifth card laid upside
+down sits one card length below the first)."""
+
+
+def _axis(n: Naming) -> tuple[float, float]:
+    """Unit vector from the strip towards the rest of its card, on the table plane."""
+    a = math.radians(n.angle_deg)
+    ca, sa = math.cos(a), math.sin(a)
+    if n.flipped:
+        ca, sa = -ca, -sa
+    return sa, ca
+
+
+def _local(n: Naming, point: tuple[float, float]) -> tuple[float, float]:
+    """`point` in the strip's card frame: x across the card, y down it from the strip centre."""
+    dx, dy = point[0] - n.center_mm[0], point[1] - n.center_mm[1]
+    ax, ay = _axis(n)
+    return dx * ay - dy * ax, dx * ax + dy * ay
+
+
+def are_two_ends(a: Naming, b: Naming, others: Sequence[tuple[float, float]] = ()) -> bool:
+    """`a` and `b` are the two ends of one card: turned to each other, each where the other
+    puts it, and no other strip centre (`others`) on the card between them."""
+    for first, second in ((a, b), (b, a)):
+        x, y = _local(first, second.center_mm)
+        if math.hypot(x, y - ENDS_APART_MM) > ENDS_TOLERANCE_MM:
+            return False
+    half_w = layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM
+    lo = layout.INDEX_STRIP_MM / 2 + INSIDE_MARGIN_MM
+    hi = ENDS_APART_MM - lo
+    for point in others:
+        x, y = _local(a, point)
+        if abs(x) <= half_w and lo <= y <= hi:
+            return False
+    return True
+
+
+def joined(a: Naming, b: Naming) -> tuple[Naming, Naming]:
+    """Both ends named alike: the card both name, as sure as two independent readings make it
+    (both would have to be wrong); or, when they differ, the surer end's card, its probability
+    discounted by the other end's (each end keeps its own place and angle)."""
+    pa, pb = a.confidence, b.confidence
+    if a.card == b.card:
+        p = 1.0 - (1.0 - pa) * (1.0 - pb)
+        card, runner = a.card, a.runner_up if pa >= pb else b.runner_up
+    else:
+        win, lose = (a, b) if pa >= pb else (b, a)
+        p = win.confidence * (1.0 - lose.confidence)
+        card, runner = win.card, lose.card
+    return (
+        replace(a, card=card, runner_up=runner, probability=p),
+        replace(b, card=card, runner_up=runner, probability=p),
+    )
+
+
+def join_ends(
+    namings: Sequence[Naming | None], centres_mm: Sequence[tuple[float, float]]
+) -> list[Naming | None]:
+    """Every pair of strips that are one card's two ends, named as one (see `joined`);
+    `centres_mm`: every boxed strip's centre (named or not), for the nothing-between test."""
+    out = list(namings)
+    live = [k for k, n in enumerate(namings) if n is not None]
+    pairs: list[tuple[float, int, int]] = []
+    for i, k in enumerate(live):
+        a = namings[k]
+        assert a is not None
+        for m in live[i + 1 :]:
+            b = namings[m]
+            assert b is not None
+            others = [c for j, c in enumerate(centres_mm) if j not in (k, m)]
+            if are_two_ends(a, b, others):
+                x, y = _local(a, b.center_mm)
+                pairs.append((math.hypot(x, y - ENDS_APART_MM), k, m))
+    used: set[int] = set()
+    for _, k, m in sorted(pairs):
+        if k in used or m in used:
+            continue
+        used |= {k, m}
+        a, b = out[k], out[m]
+        assert a is not None and b is not None
+        out[k], out[m] = joined(a, b)
+    return out

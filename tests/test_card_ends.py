@@ -1,0 +1,76 @@
+"""A card in full view shows its index at both ends: the two readings become one."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from companion import layout
+from companion.vision.card_ends import ENDS_APART_MM, are_two_ends, join_ends
+from companion.vision.naming import Naming
+
+
+def _strip(card: str, centre: tuple[float, float], p: float, flipped: bool = False, angle=0.0):
+    return Naming(
+        card=card,
+        score=0.8,
+        margin=0.1,
+        runner_up="nori-0",
+        flipped=flipped,
+        angle_deg=angle,
+        center_mm=centre,
+        probability=p,
+    )
+
+
+def _card(centre_top: tuple[float, float], angle: float = 0.0) -> tuple[tuple[float, float], ...]:
+    """Centres of an upright card's top strip and of its bottom strip, the card turned
+    `angle` degrees counter-clockwise on the table."""
+    a = math.radians(angle)
+    return centre_top, (
+        centre_top[0] + ENDS_APART_MM * math.sin(a),
+        centre_top[1] + ENDS_APART_MM * math.cos(a),
+    )
+
+
+@pytest.mark.parametrize("angle", [0.0, 8.0, -12.0])
+def test_a_card_whose_ends_disagree_is_read_once_as_the_surer_end_says(angle):
+    top, bottom = _card((200.0, 150.0), angle)
+    a = _strip("negi-3", top, 0.9, angle=angle)
+    b = _strip("ajitama-3", bottom, 0.4, flipped=True, angle=angle)
+    joined = join_ends([a, b], [top, bottom])
+    assert [n.card for n in joined if n] == ["negi-3", "negi-3"]
+    # the disagreement costs certainty: 0.9 * (1 - 0.4)
+    assert all(n is not None and n.confidence == pytest.approx(0.54) for n in joined)
+    assert joined[0] is not None and joined[0].runner_up == "ajitama-3"
+
+
+def test_two_agreeing_ends_make_a_surer_reading():
+    top, bottom = _card((120.0, 90.0))
+    a = _strip("menma-5", top, 0.3)
+    b = _strip("menma-5", bottom, 0.3, flipped=True)
+    joined = join_ends([a, b, None], [top, bottom, (400.0, 40.0)])
+    assert joined[2] is None
+    # under the detector's gate alone, past it together: 1 - 0.7 * 0.7
+    assert [n.confidence for n in joined if n] == pytest.approx([0.51, 0.51])
+
+
+def test_a_cascade_is_not_taken_for_one_card():
+    """The first card of a bowl and its fifth, laid upside down, show strips one card length
+    apart facing each other; the three strips between them say they are different cards."""
+    step = ENDS_APART_MM / 4
+    centres = [(300.0, 100.0 + k * step) for k in range(5)]
+    namings = [_strip(f"nori-{k}", c, 0.6) for k, c in enumerate(centres[:4])]
+    namings.append(_strip("chashu-7", centres[4], 0.9, flipped=True))
+    assert are_two_ends(namings[0], namings[4])  # by geometry alone they could be one card
+    assert join_ends(namings, centres) == namings
+
+
+def test_strips_of_two_cards_side_by_side_or_one_below_the_other_stay_apart():
+    left, right = (100.0, 100.0), (100.0 + layout.CARD_W_MM + 5, 100.0)
+    below = (100.0, 100.0 + ENDS_APART_MM)
+    a = _strip("kamaboko-1", left, 0.8)
+    assert not are_two_ends(a, _strip("kamaboko-2", right, 0.8, flipped=True))
+    # the next card below, the same way up: its strip faces away from the first card
+    assert not are_two_ends(a, _strip("kamaboko-2", below, 0.8))
