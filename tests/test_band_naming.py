@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cards import CARD_IDS
+from companion.cards import CARD_IDS, INGREDIENTS
 from companion.deck.deckdir import Deck
 from companion.deck.designs import (
     FAMILIES,
@@ -227,3 +227,45 @@ def _float_paper_gains(px: np.ndarray, max_cast: float = 0.3) -> np.ndarray:
     if len(neutral) < max(50, 0.01 * len(pxf)) or float(neutral.mean()) < 60:
         return np.ones(3, np.float32)
     return (WHITE / np.maximum(np.median(neutral, axis=0), 1.0)).astype(np.float32)
+
+
+def _photo_meta(cloths) -> dict:
+    return {
+        "source": "companion deck enroll",
+        "photos": [
+            {"ingredient": ing, "cloth_bgr": None if c is None else list(c)}
+            for ing, c in zip(INGREDIENTS, cloths, strict=True)
+        ],
+    }
+
+
+def test_enrolment_photos_keep_their_cards_tints_apart_through_the_cloth():
+    """Seven photos, each under its own lamp and white balance, of cards whose pale
+    backgrounds differ only by a tint (pink, yellow, blue...): each photo's own white balance
+    makes every background white; corrected through the one cloth they all lie on, the
+    backgrounds come out as unlike as the cards are, and alike under every lamp."""
+    from companion.vision.band_naming import WHITE, cloth_corrections
+
+    rng = np.random.default_rng(0)
+    tints = rng.uniform(0.9, 1.0, (7, 3)).astype(np.float32)  # the cards' pale backgrounds
+    casts = rng.uniform(0.88, 1.12, (7, 3)).astype(np.float32)  # each photo's light
+    cloth = np.array([70.0, 110.0, 60.0], np.float32)  # green felt
+    seen_paper = 230.0 * tints * casts  # a background as each photo shows it
+    paper = WHITE / seen_paper  # each photo's own white balance: every background white
+    fix = cloth_corrections(_photo_meta(cloth * casts), paper)
+    assert fix is not None
+    corrected = seen_paper * paper * fix
+    # one factor for all: the tints relative to each other are back, whatever the lamps
+    ratio = corrected / tints
+    assert np.allclose(ratio, ratio[0], rtol=1e-4)
+    assert np.allclose(corrected.max(), WHITE, rtol=0.1)
+
+
+def test_photos_on_different_cloths_keep_their_own_white_balance():
+    from companion.vision.band_naming import cloth_corrections
+
+    paper = np.ones((7, 3), np.float32)
+    green, brown = (70.0, 110.0, 60.0), (40.0, 70.0, 110.0)
+    assert cloth_corrections(_photo_meta([green] * 6 + [brown]), paper) is None
+    assert cloth_corrections(_photo_meta([green] * 6 + [None]), paper) is None
+    assert cloth_corrections({"source": "companion deck enroll"}, paper) is None

@@ -96,6 +96,10 @@ def test_deck_json_records_sources_and_outline_quality(enrolled: Path, photo_dir
     assert meta["outlines"]["negi-3"]["fill"] > 0.95
     assert meta["outlines"]["negi-3"]["photo"].endswith("5-negi.jpg")
     assert "orientation" in meta
+    # the cloth around the cards, as each photo shows it (its lamp's cast and gradient on it):
+    # what makes the 7 photos' colours comparable when the deck is named
+    for photo in meta["photos"]:
+        assert np.abs(np.array(photo["cloth_bgr"]) - np.array(CLOTH)).max() < 30, photo
 
 
 def test_rectified_faces_match_and_a_bad_warp_does_not() -> None:

@@ -124,6 +124,35 @@ class PhotoReading:
     outlines: tuple[CardOutline, ...]
     sharpness: float
     seconds: float
+    cloth_bgr: tuple[float, float, float] | None = None
+    """Median colour of the cloth around the cards (None: too little of it shows)."""
+
+
+CLOTH_MARGIN: Final = 0.06
+"""Cloth nearer a card than this share of the photo's width is left out (shadows, the card's
+own edge)."""
+
+
+def cloth_colour(
+    image: np.ndarray, outlines: Sequence[CardOutline]
+) -> tuple[float, float, float] | None:
+    """Median BGR of the cloth the cards lie on: the same cloth in all 7 photos is the one
+    colour they share, so it tells a photo's light and white balance from the cards' own
+    tints (a pale pink and a pale yellow background are both "white" to a per-photo white
+    balance)."""
+    h, w = image.shape[:2]
+    scale = min(1.0, 400 / max(h, w))
+    small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))))
+    mask = np.full(small.shape[:2], 255, np.uint8)
+    for o in outlines:
+        cv2.fillConvexPoly(mask, np.round(o.corners * scale).astype(np.int32), 0)
+    grow = max(1, round(CLOTH_MARGIN * small.shape[1]))
+    mask = cv2.erode(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    cloth = small[mask > 0]
+    if len(cloth) < 0.05 * mask.size:
+        return None
+    b, g, r = np.median(cloth.reshape(-1, 3).astype(np.float32), axis=0)
+    return float(b), float(g), float(r)
 
 
 def _ordinal(i: int) -> str:
@@ -783,7 +812,15 @@ def read_photo(
     if sharp < MIN_SHARPNESS:
         raise _blurred(sharp)
     faces = tuple(rectify(image, o.corners, px_per_mm) for o in outlines)
-    return PhotoReading(source, ingredient, faces, tuple(outlines), sharp, time.perf_counter() - t0)
+    return PhotoReading(
+        source,
+        ingredient,
+        faces,
+        tuple(outlines),
+        sharp,
+        time.perf_counter() - t0,
+        cloth_colour(image, outlines),
+    )
 
 
 def photo_paths(inputs: Sequence[Path]) -> list[Path]:
@@ -952,7 +989,12 @@ def enroll(
     meta = {
         "source": "companion deck enroll",
         "photos": [
-            {"ingredient": r.ingredient, "path": r.source, "sharpness": round(r.sharpness, 4)}
+            {
+                "ingredient": r.ingredient,
+                "path": r.source,
+                "sharpness": round(r.sharpness, 4),
+                "cloth_bgr": None if r.cloth_bgr is None else [round(c, 2) for c in r.cloth_bgr],
+            }
             for r in readings
         ],
         "outlines": cards_meta,

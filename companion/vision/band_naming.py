@@ -285,6 +285,38 @@ def _gains(bright: np.ndarray, n_pixels: int, max_cast: float) -> np.ndarray:
     return (WHITE / np.maximum(np.median(neutral, axis=0), 1.0)).astype(np.float32)
 
 
+CLOTH_SAME: Final = 0.06
+"""Enrolment photos whose cloths' chromaticities (each channel's share of the sum) are all
+within this of their median lie on one cloth: a camera's white balance moving 12 % a channel
+shifts a green felt's shares by up to about 0.05; a green felt and a grey cloth are 0.12
+apart."""
+
+
+def cloth_corrections(meta: dict, paper: np.ndarray) -> np.ndarray | None:
+    """Per ingredient (7, 3): the factors that turn each enrolment photo's own white balance
+    (`paper`: the gains that made its cards' brightest pale pixels white) into one shared by
+    all 7 photos, taken from the cloth they all lie on. A per-photo white balance takes a
+    deck's pale pink, pale yellow and pale blue backgrounds all for white; the cloth, the same
+    in every photo, keeps those tints apart as the camera at the table sees them. None when
+    the photos' cloths are unknown (an older enrolment) or are not one cloth: then each
+    photo's own white balance stands."""
+    by_ing = {p.get("ingredient"): p.get("cloth_bgr") for p in meta.get("photos", [])}
+    cloths = [by_ing.get(ing) for ing in INGREDIENTS]
+    if any(c is None for c in cloths):
+        return None
+    cloth = np.maximum(np.asarray(cloths, np.float32), 1.0)
+    shares = cloth / cloth.sum(axis=1, keepdims=True)
+    if float(np.abs(shares - np.median(shares, axis=0)).max()) > CLOTH_SAME:
+        return None
+    common = cloth_gains = np.median(cloth, axis=0) / cloth  # each photo's light made alike
+    found = ~np.all(np.isclose(paper, 1.0), axis=1)
+    if found.any():
+        # the cards' white in the photos made alike, then brought to WHITE once for all
+        white = np.median((WHITE / paper[found]) * cloth_gains[found], axis=0)
+        common = cloth_gains * (WHITE / np.maximum(white, 1.0))
+    return (common / paper).astype(np.float32)
+
+
 def face_ends(
     face: np.ndarray, band_mm: float, size: tuple[int, int]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -365,15 +397,23 @@ class BandNamer:
         th = round(TOP_MM * PPM)
         tops, bottoms = [], []
         photographed = deck.meta.get("source") == "companion deck enroll"
+        paper = np.ones((N_ING, 3), np.float32)
         for k in range(N_ING):
             faces = [deck.face(CARD_IDS[k * N_VAL + v]) for v in range(N_VAL)]
             # one enrolment photo per ingredient: its light and exposure are that photo's own
             gains = paper_gains_of(faces) if photographed else np.ones(3, np.float32)
+            paper[k] = gains
             for face in faces:
                 top, bottom = face_ends(_ends_scaled(face, gains), INDEX_STRIP_MM, (w, h))
                 tops.append(top[:th].copy())
                 bottoms.append(bottom[:th].copy())
             del faces, face  # before the next ingredient's are read
+        if photographed:
+            fix = cloth_corrections(deck.meta, paper)
+            if fix is not None:
+                for i in range(len(tops)):
+                    tops[i] *= fix[i // N_VAL]
+                    bottoms[i] *= fix[i // N_VAL]
         return tops + bottoms
 
     def _build(self, bands: list[np.ndarray]) -> _Refs:
