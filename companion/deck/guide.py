@@ -20,7 +20,8 @@ For every photo:
     differs from the edges' (a mottled cloth is fine; white cards on a cloth a tone darker,
     dark cards on one a tone lighter or of another colour); uneven light and a soft reflection
     are fine, glare that washes out an edge is not; cards not touching (a finger's width
-    apart), nothing covering them;
+    apart), nothing covering them; the same surface for all 7 photos, with a band of it
+    showing round the row (its colour is what makes the 7 photos' colours comparable);
   - photograph from above (a little off vertical is fine), all 8 cards fully in view with a
     margin round them, filling most of the photo (each card at least {minw} pixels wide),
     in focus.
