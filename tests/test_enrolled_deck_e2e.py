@@ -88,7 +88,8 @@ def ornate_game(tmp_path_factory) -> tuple[subprocess.CompletedProcess, list[dic
 
 def test_the_enrolled_game_plays_to_the_right_winner(ornate_game):
     """The whole game is followed to its end and the winner is the simulator's. Measured on
-    this recording: 11 of the 12 served bowls followed card for card during play."""
+    this recording: 12 of the 12 served bowls followed card for card during play (11 before
+    the enrolled deck's photos were balanced through their cloth)."""
     proc, events, record, _ = ornate_game
     assert proc.returncode == 0, proc.stderr[-2000:]
     over = [e for e in events if e["type"] == "game_over"]
@@ -98,14 +99,16 @@ def test_the_enrolled_game_plays_to_the_right_winner(ornate_game):
         (e["region"], e["player"], tuple(e["cards"])) for e in events if e["type"] == "bowl_served"
     ]
     right = [s for s in served if s in served_in_record(record)]
-    assert len(right) >= 10, served
+    assert len(right) >= 11, served
     assert len(served) - len(right) <= 1, served
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="measured 2026-11-24: final Aiko 20/8/30 v 21/8/31, Ben 17/3/15 v 19/4/18: the scan "
-    "misses a card in 2 of 12 piles and the last bowl served is not seen as served (issue 10)",
+    reason="measured 2026-11-25: final Aiko 20/8/31 v 21/8/31, Ben right (19/4/18); every served "
+    "bowl right card for card, but the end scan misses shiitake-4 in one pile and reads an "
+    "ajitama-1 into another (both flagged scan_differs; the scan counts) (issue 10). "
+    "2026-11-24: Aiko 20/8/30, Ben 17/3/15, a card missed in 2 piles, the last bowl unseen",
 )
 def test_the_enrolled_game_scores_exactly_like_the_simulator(ornate_game):
     _, events, record, _ = ornate_game
