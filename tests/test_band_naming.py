@@ -269,3 +269,33 @@ def test_photos_on_different_cloths_keep_their_own_white_balance():
     assert cloth_corrections(_photo_meta([green] * 6 + [brown]), paper) is None
     assert cloth_corrections(_photo_meta([green] * 6 + [None]), paper) is None
     assert cloth_corrections({"source": "companion deck enroll"}, paper) is None
+
+
+def test_a_band_partly_under_a_hand_is_read_from_what_shows():
+    """The right 40 % of every band of a held-out scene painted over in a skin colour, the box
+    shrunk to what shows (as the finder boxes it): the band is looked for beyond the box's
+    ends, so the left numeral still names the card. Measured on the `foil` scene: 26 of 33
+    read, none wrong (none read and 4 wrong when the band was looked for within 4 mm of the
+    box only)."""
+    import cv2
+
+    from companion.vision.detector import MIN_CONFIDENCE
+
+    sc = scene("foil")
+    image = sc.image.copy()
+    boxes, truths = [], []
+    for card, (x0, y0, x1, y1), _ in sc.strips:
+        if x1 - x0 < 60 or y1 - y0 > 25:
+            continue  # whole upright bands only
+        cut = x0 + 0.6 * (x1 - x0)
+        hidden = [[cut, y0 - 1], [x1 + 1, y0 - 1], [x1 + 1, y1 + 1], [cut, y1 + 1]]
+        corners = sc.cal.to_image(np.array(hidden))
+        cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (120, 150, 200))
+        boxes.append((x0, y0, cut, y1))
+        truths.append(card)
+    assert len(boxes) >= 20
+    names = BandNamer(sc.deck).name_boxes(image, sc.cal, boxes)
+    passed = [(t, n.card) for t, n in zip(truths, names, strict=True)
+              if n is not None and n.confidence >= MIN_CONFIDENCE]  # fmt: skip
+    assert all(t == read for t, read in passed), passed
+    assert len(passed) >= 0.7 * len(boxes), (len(passed), len(boxes))

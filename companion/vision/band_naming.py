@@ -342,8 +342,9 @@ def _ends_scaled(face: np.ndarray, gains: np.ndarray) -> np.ndarray:
     return out
 
 
-_Found = tuple[np.ndarray, np.ndarray, float, float, float, bool, np.ndarray, np.ndarray]
-"""(patch, its rep, centre x, y mm, angle, flipped, coarse scores, coarse positions)."""
+_Found = tuple[np.ndarray, np.ndarray, float, float, float, bool, np.ndarray, np.ndarray, float]
+"""(patch, its rep, centre x, y mm, angle, flipped, coarse scores, coarse positions, the
+patch's margin beside the band, mm)."""
 
 
 @dataclass(frozen=True)
@@ -505,7 +506,7 @@ class BandNamer:
         found = self._locate(image, cal, box, gains)
         if found is None:
             return None
-        patch, rep, _, _, _, _, coarse, coarse_at = found
+        patch, rep, _, _, _, _, coarse, coarse_at, _ = found
         best_j, _, ing_scores, ing_at, _ = self._ingredient(rep, coarse, coarse_at)
         if ing_scores[best_j] < MIN_SCORE:
             return None
@@ -538,15 +539,18 @@ class BandNamer:
             return []
         # the band's top edge sits near the box's top (upright) or bottom (turned) edge
         squarish = bh > 0.5 * bw
+        # a box shorter than a card shows part of a band (a hand or a card over the rest): the
+        # band may reach beyond either end, so it is looked for that much further each way
+        margin_x = SEARCH_X_MM + (0.0 if squarish else max(0.0, (CARD_W_MM - bw) / 2))
         out: list[_Found] = []
         for flipped in (False, True):
             angle = self._skew(image, cal, cx, cy, squarish, flipped)
             # turned more than ~15 degrees: edges give the skew modulo 90 only
             for a in (angle, angle + 90.0) if squarish else (angle,):
-                patch = self._patch(image, cal, cx, cy, a, flipped, gains)
+                patch = self._patch(image, cal, cx, cy, a, flipped, gains, margin_x)
                 rep = _rep(patch)
                 scores, at = self._coarse(rep)
-                out.append((patch, rep, cx, cy, a, flipped, scores, at))
+                out.append((patch, rep, cx, cy, a, flipped, scores, at, margin_x))
         out.sort(key=lambda f: -float(f[6].max()))
         return out
 
@@ -626,9 +630,19 @@ class BandNamer:
             out.append(ncc - PAIR_COLOUR * _colour_distance(crop, templ, weights))
         return out[0], out[1]
 
-    def _patch(self, image, cal, cx: float, cy: float, angle: float, flipped: bool, gains):
+    def _patch(
+        self,
+        image,
+        cal,
+        cx: float,
+        cy: float,
+        angle: float,
+        flipped: bool,
+        gains,
+        margin_x: float = SEARCH_X_MM,
+    ):
         """Upright patch around the band (band top TOP_MM plus search margins), 2 px/mm."""
-        w = CARD_W_MM + 2 * SEARCH_X_MM
+        w = CARD_W_MM + 2 * margin_x
         h = INDEX_STRIP_MM + 2 * SEARCH_Y_MM
         a = math.radians(angle + (180.0 if flipped else 0.0))
         ca, sa = math.cos(a), math.sin(a)
@@ -695,6 +709,7 @@ class BandNamer:
         flipped: bool,
         coarse: np.ndarray,
         coarse_at: np.ndarray,
+        margin_x: float = SEARCH_X_MM,
     ) -> tuple[Naming, np.ndarray | None, float]:
         """The hand-made reading, the crops the learned comparison is to see (None when it
         has no say: no model, no card of this deck, or a reading already SURE), and how well
@@ -725,13 +740,16 @@ class BandNamer:
         card = ing * N_VAL + value
         runner = ing * N_VAL + int(ranked[1]) if v_margin < i_margin else runner_ing * N_VAL + value
         probability = _confidence(best_s, v_margin, i_margin)
+        # a band partly hidden showed only part of what tells the cards apart
+        shown = (CARD_W_MM + 2 * SEARCH_X_MM) / (CARD_W_MM + 2 * margin_x)
+        probability *= shown
         ask = (
             refs.embedded is not None
             and best_s >= MIN_SCORE
             and not (self._fuse and probability >= SURE)
         )
         # where the band is: centre of the matched top part, back on the plane
-        local_x = (ax + tw / 2) / PPM - (CARD_W_MM / 2 + SEARCH_X_MM)
+        local_x = (ax + tw / 2) / PPM - (CARD_W_MM / 2 + margin_x)
         local_y = (ay / PPM + INDEX_STRIP_MM / 2) - (INDEX_STRIP_MM / 2 + SEARCH_Y_MM)
         a = math.radians(angle + (180.0 if flipped else 0.0))
         ca, sa = math.cos(a), math.sin(a)
