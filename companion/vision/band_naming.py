@@ -342,9 +342,29 @@ def _ends_scaled(face: np.ndarray, gains: np.ndarray) -> np.ndarray:
     return out
 
 
-_Found = tuple[np.ndarray, np.ndarray, float, float, float, bool, np.ndarray, np.ndarray, float]
-"""(patch, its rep, centre x, y mm, angle, flipped, coarse scores, coarse positions, the
-patch's margin beside the band, mm)."""
+@dataclass(frozen=True)
+class _WayUp:
+    """The band cut out upright one way it may lie, and its coarse comparison."""
+
+    patch: np.ndarray
+    """BGR float32 at PPM, white-balanced: the band and the search margins round it."""
+    rep: np.ndarray
+    """The patch's opponent rep (`_rep`)."""
+    cx: float
+    cy: float
+    """The box's centre on the table, mm: the patch's centre."""
+    angle: float
+    flipped: bool
+    coarse: np.ndarray
+    """(2 * 7,) every (end, ingredient) mean band's coarse score..."""
+    coarse_at: np.ndarray
+    """... and where it fits (full-size px)."""
+    margin_x: float
+    """The patch's margin beside the band, mm (wider for a box shorter than a card)."""
+
+    @property
+    def fit(self) -> float:
+        return float(self.coarse.max())
 
 
 @dataclass(frozen=True)
@@ -423,6 +443,7 @@ class BandNamer:
         full = np.stack([_rep(b, REF_BLUR_MM) for b in bands])
         for g in range(2 * N_ING):
             full[g * N_VAL : (g + 1) * N_VAL] = _registered(full[g * N_VAL : (g + 1) * N_VAL])
+        shapes = np.stack([_shape(b) for b in full])  # where the values differ, and by what
         boxes = []
         edge = round(1.5 * PPM)
         for end in range(2):
@@ -431,7 +452,8 @@ class BandNamer:
                 # exposure out (a photo's light gradient), card edges out (a photographed
                 # outline a millimetre off shows cloth there): what is left is the index
                 lum = np.maximum(group[..., :1].mean(axis=(1, 2), keepdims=True), 8.0)
-                spread = (np.stack([_shape(b) for b in group]) / lum).std(axis=0).sum(axis=2)
+                outlines = shapes[end * 56 + k * N_VAL : end * 56 + (k + 1) * N_VAL]
+                spread = (outlines / lum).std(axis=0).sum(axis=2)
                 spread[:edge] = 0
                 spread[:, :edge] = 0
                 spread[:, -edge:] = 0
@@ -450,9 +472,9 @@ class BandNamer:
                     )
                 )
         value_templ = tuple(
-            np.ascontiguousarray(_shape(ref)[y0:y1, x0:x1])
-            for ref, (y0, y1, x0, x1) in zip(
-                full, (boxes[i // N_VAL] for i in range(len(full))), strict=True
+            np.ascontiguousarray(outline[y0:y1, x0:x1])
+            for outline, (y0, y1, x0, x1) in zip(
+                shapes, (boxes[i // N_VAL] for i in range(len(full))), strict=True
             )
         )
         ing_mean = full.reshape(2 * N_ING, N_VAL, *full.shape[1:]).mean(axis=1)
@@ -506,11 +528,10 @@ class BandNamer:
         found = self._locate(image, cal, box, gains)
         if found is None:
             return None
-        patch, rep, _, _, _, _, coarse, coarse_at, _ = found
-        best_j, _, ing_scores, ing_at, _ = self._ingredient(rep, coarse, coarse_at)
+        best_j, _, ing_scores, ing_at, _ = self._ingredient(found, _shape(found.rep))
         if ing_scores[best_j] < MIN_SCORE:
             return None
-        return self._crop(patch, *ing_at[best_j])
+        return self._crop(found.patch, *ing_at[best_j])
 
     def _locate(
         self,
@@ -518,7 +539,7 @@ class BandNamer:
         cal: TableCalibration,
         box: tuple[float, float, float, float],
         gains: np.ndarray,
-    ) -> _Found | None:
+    ) -> _WayUp | None:
         """The band upright, the way up and quarter turn that fit the ingredients best on the
         coarse pass."""
         found = self._ways_up(image, cal, box, gains)
@@ -530,9 +551,9 @@ class BandNamer:
         cal: TableCalibration,
         box: tuple[float, float, float, float],
         gains: np.ndarray,
-    ) -> list[_Found]:
-        """The band upright each way it may lie: (patch, its rep, centre x, y, angle, flipped,
-        coarse scores and positions), best coarse fit first; none for an empty box."""
+    ) -> list[_WayUp]:
+        """The band upright each way it may lie, best coarse fit first; none for an empty
+        box."""
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         bw, bh = box[2] - box[0], box[3] - box[1]
         if bw <= 0 or bh <= 0:
@@ -542,7 +563,7 @@ class BandNamer:
         # a box shorter than a card shows part of a band (a hand or a card over the rest): the
         # band may reach beyond either end, so it is looked for that much further each way
         margin_x = SEARCH_X_MM + (0.0 if squarish else max(0.0, (CARD_W_MM - bw) / 2))
-        out: list[_Found] = []
+        out: list[_WayUp] = []
         for flipped in (False, True):
             angle = self._skew(image, cal, cx, cy, squarish, flipped)
             # turned more than ~15 degrees: edges give the skew modulo 90 only
@@ -550,8 +571,8 @@ class BandNamer:
                 patch = self._patch(image, cal, cx, cy, a, flipped, gains, margin_x)
                 rep = _rep(patch)
                 scores, at = self._coarse(rep)
-                out.append((patch, rep, cx, cy, a, flipped, scores, at, margin_x))
-        out.sort(key=lambda f: -float(f[6].max()))
+                out.append(_WayUp(patch, rep, cx, cy, a, flipped, scores, at, margin_x))
+        out.sort(key=lambda f: -f.fit)
         return out
 
     def _hand_reading(
@@ -569,12 +590,11 @@ class BandNamer:
         ways = self._ways_up(image, cal, box, gains)
         if not ways:
             return None
-        top = float(ways[0][6].max())
         best: tuple[float, tuple[Naming, np.ndarray | None]] | None = None
         for found in ways:
-            if float(found[6].max()) < top - WAY_UP_CLOSE:
+            if found.fit < ways[0].fit - WAY_UP_CLOSE:
                 break
-            naming, crops, fit = self._read(*found)
+            naming, crops, fit = self._read(found)
             if best is None or fit > best[0]:
                 best = (fit, (naming, crops))
         assert best is not None
@@ -660,10 +680,12 @@ class BandNamer:
         return patch.astype(np.float32) * gains
 
     def _ingredient(
-        self, rep: np.ndarray, coarse: np.ndarray, coarse_at: np.ndarray
+        self, way: _WayUp, shape: np.ndarray
     ) -> tuple[int, int, np.ndarray, list[tuple[int, int]], float]:
-        """(best end*ingredient, its rival, their scores, alignments, margin)."""
+        """(best end*ingredient, its rival, their scores, alignments, margin); `shape`: the
+        way's `_shape(rep)`."""
         refs = self._refs
+        rep, coarse, coarse_at = way.rep, way.coarse, way.coarse_at
         th, tw = refs.full.shape[1:3]
         # the ingredient: the best few ingredients' mean bands (their 8 values averaged:
         # colour, icon and art exact, the numeral a blur) each find their own alignment near
@@ -671,7 +693,6 @@ class BandNamer:
         ing_scores = np.full(2 * N_ING, -math.inf)
         ing_at: list[tuple[int, int]] = [(0, 0)] * (2 * N_ING)
         r = REFINE_PX
-        shape = _shape(rep)
         for j in np.argsort(coarse)[::-1][:REFINE_INGREDIENTS]:
             x0 = int(min(max(coarse_at[j][0] - r, 0), rep.shape[1] - tw))
             y0 = int(min(max(coarse_at[j][1] - r, 0), rep.shape[0] - th))
@@ -699,24 +720,14 @@ class BandNamer:
             i_margin = max(i_margin, abs(s_best - s_rival) * PAIR_SCALE)
         return best_j, rival, ing_scores, ing_at, i_margin
 
-    def _read(
-        self,
-        patch: np.ndarray,
-        rep: np.ndarray,
-        cx: float,
-        cy: float,
-        angle: float,
-        flipped: bool,
-        coarse: np.ndarray,
-        coarse_at: np.ndarray,
-        margin_x: float = SEARCH_X_MM,
-    ) -> tuple[Naming, np.ndarray | None, float]:
+    def _read(self, way: _WayUp) -> tuple[Naming, np.ndarray | None, float]:
         """The hand-made reading, the crops the learned comparison is to see (None when it
         has no say: no model, no card of this deck, or a reading already SURE), and how well
         the band fits the card read (ingredient plus value score)."""
         refs = self._refs
         tw = refs.full.shape[2]
-        best_j, rival, ing_scores, ing_at, i_margin = self._ingredient(rep, coarse, coarse_at)
+        shape = _shape(way.rep)  # one high-pass for the ingredient's outlines and the value
+        best_j, rival, ing_scores, ing_at, i_margin = self._ingredient(way, shape)
         best_s = float(ing_scores[best_j])
         end, ing = divmod(best_j, N_ING)
         runner_ing = rival % N_ING
@@ -725,7 +736,7 @@ class BandNamer:
         ax, ay = ing_at[best_j]
         (my0, my1, mx0, mx1) = refs.value_box[best_j]
         pad = VALUE_SEARCH_PX
-        region = _shape(rep)[
+        region = shape[
             max(0, ay + my0 - pad) : ay + my1 + pad, max(0, ax + mx0 - pad) : ax + mx1 + pad
         ]
         base = end * 56 + ing * N_VAL
@@ -741,7 +752,7 @@ class BandNamer:
         runner = ing * N_VAL + int(ranked[1]) if v_margin < i_margin else runner_ing * N_VAL + value
         probability = _confidence(best_s, v_margin, i_margin)
         # a band partly hidden showed only part of what tells the cards apart
-        shown = (CARD_W_MM + 2 * SEARCH_X_MM) / (CARD_W_MM + 2 * margin_x)
+        shown = (CARD_W_MM + 2 * SEARCH_X_MM) / (CARD_W_MM + 2 * way.margin_x)
         probability *= shown
         ask = (
             refs.embedded is not None
@@ -749,22 +760,22 @@ class BandNamer:
             and not (self._fuse and probability >= SURE)
         )
         # where the band is: centre of the matched top part, back on the plane
-        local_x = (ax + tw / 2) / PPM - (CARD_W_MM / 2 + margin_x)
+        local_x = (ax + tw / 2) / PPM - (CARD_W_MM / 2 + way.margin_x)
         local_y = (ay / PPM + INDEX_STRIP_MM / 2) - (INDEX_STRIP_MM / 2 + SEARCH_Y_MM)
-        a = math.radians(angle + (180.0 if flipped else 0.0))
+        a = math.radians(way.angle + (180.0 if way.flipped else 0.0))
         ca, sa = math.cos(a), math.sin(a)
-        centre = (cx + ca * local_x + sa * local_y, cy - sa * local_x + ca * local_y)
+        centre = (way.cx + ca * local_x + sa * local_y, way.cy - sa * local_x + ca * local_y)
         naming = Naming(
             card=CARD_IDS[card],
             score=best_s,
             margin=min(v_margin * 0.5, i_margin),
             runner_up=CARD_IDS[runner],
-            flipped=flipped,
-            angle_deg=angle,
+            flipped=way.flipped,
+            angle_deg=way.angle,
             center_mm=(float(centre[0]), float(centre[1])),
             probability=probability,
         )
-        crops = self.aligned_crops(patch, ax, ay) if ask else None
+        crops = self.aligned_crops(way.patch, ax, ay) if ask else None
         return naming, crops, best_s + float(vscores[ranked[0]])
 
     def aligned_crops(self, patch: np.ndarray, ax: int, ay: int) -> np.ndarray:
@@ -810,10 +821,6 @@ def _fuse(hand: tuple[int, int, float], learned: tuple[int, int, float]) -> tupl
     return hand
 
 
-V_MID: Final = 0.018
-V_SCALE: Final = 0.004
-
-
 def _confidence(score: float, v_margin: float, i_margin: float) -> float:
     """0..1 from how far the card is ahead of its rivals: of the other values of its ingredient
     (where they differ) and of the other ingredients. Fitted on the training families' bands
@@ -821,6 +828,6 @@ def _confidence(score: float, v_margin: float, i_margin: float) -> float:
     ingredients under 0.033."""
     if score < MIN_SCORE:
         return 0.0
-    pv = 1.0 / (1.0 + math.exp(-(v_margin - V_MID) / V_SCALE))
+    pv = 1.0 / (1.0 + math.exp(-(v_margin - 0.018) / 0.004))
     pi = 1.0 / (1.0 + math.exp(-(i_margin - 0.035) / 0.008))
     return float(pv * pi)

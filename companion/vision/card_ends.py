@@ -10,7 +10,7 @@ agreeing readings make one surer reading, two disagreeing ones leave the better 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -44,7 +44,7 @@ def _local(n: Naming, point: tuple[float, float]) -> tuple[float, float]:
     return dx * ay - dy * ax, dx * ax + dy * ay
 
 
-def are_two_ends(a: Naming, b: Naming, others: Sequence[tuple[float, float]] = ()) -> bool:
+def are_two_ends(a: Naming, b: Naming, others: Iterable[tuple[float, float]] = ()) -> bool:
     """`a` and `b` are the two ends of one card: turned to each other, each where the other
     puts it, and no other strip centre (`others`) on the card between them."""
     for first, second in ((a, b), (b, a)):
@@ -93,7 +93,8 @@ def join_ends(
         for m in live[i + 1 :]:
             b = namings[m]
             assert b is not None
-            others = [c for j, c in enumerate(centres_mm) if j not in (k, m)]
+            # (read only for pairs that pass the geometry: most pairs do not)
+            others = (c for j, c in enumerate(centres_mm) if j != k and j != m)
             if are_two_ends(a, b, others):
                 x, y = _local(a, b.center_mm)
                 pairs.append((math.hypot(x, y - ENDS_APART_MM), k, m))
