@@ -491,11 +491,14 @@ class BandNamer:
         image: np.ndarray,
         cal: TableCalibration,
         boxes_mm: Sequence[tuple[float, float, float, float]],
+        light: TableCalibration | None = None,
     ) -> list[Naming | None]:
         """Name the bands the finder boxed (x0, y0, x1, y1 on the table plane, mm): the
         hand-made reading of each, then the learned comparison of those it does not settle,
-        all their crops in one inference (one call per band cost a call's overhead each)."""
-        gains = frame_white_gains(image, cal)
+        all their crops in one inference (one call per band cost a call's overhead each).
+        `light`: the table's own calibration, whose markers give the light, when `cal` is one
+        turned with a card (turned_cards)."""
+        gains = frame_white_gains(image, light or cal)
         hand: list[tuple[Naming, np.ndarray | None] | None] = []
         for box in boxes_mm:
             hand.append(self._hand_reading(image, cal, box, gains))

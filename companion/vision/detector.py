@@ -26,11 +26,18 @@ from companion.vision.backends import (
 )
 from companion.vision.band_naming import BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
-from companion.vision.card_ends import join_ends
+from companion.vision.card_ends import join_ends, joined
 from companion.vision.detections import Detections
 from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
 from companion.vision.strip_classifier import AnyStripClassifier, load_classifier
+from companion.vision.turned_cards import (
+    CardPose,
+    band_boxes,
+    on_plane,
+    turned_calibration,
+    turned_cards,
+)
 
 MIN_CONFIDENCE = 0.3
 """Readings below this are dropped (junk boxes on distractors score low on every card)."""
@@ -245,6 +252,8 @@ class CardDetector:
         """(calibration, strips) of the previous frame read."""
         self._last: tuple[TableCalibration, np.ndarray, FrameReading, Detections] | None = None
         """(calibration, rectified view, reading, boxes) of the last frame the finder ran on."""
+        self._turned: list[tuple[CardPose, CardReading]] = []
+        """The turned whole cards read in that frame."""
 
     def forget_view(self) -> None:
         """Run the finder at the next frame even if the view did not change (strips that did
@@ -287,10 +296,11 @@ class CardDetector:
         view = rectify(image, cal)
         dets: Detections | None = None
         share = 1.0
+        changed: tuple[int, int, int, int] | None = None  # since the last frame read
         if self.reuse_names and self._last is not None and calibrated:
             last_cal, last_view, last, last_dets = self._last
             if last_cal is cal or not cal.moved_from(last_cal, SAME_VIEW_PX):  # same view
-                change = changed_box(last_view, view)
+                change = changed = changed_box(last_view, view)
                 if change is None and last.search_share >= 1.0:
                     return replace(last, named=0, searched=False, search_share=0.0)
                 # (a reading searched only around a change is confirmed by a whole search at
@@ -343,6 +353,7 @@ class CardDetector:
                     detector_confidence=float(det_conf),
                 )
             )
+        readings = self._with_turned(readings, self._turned_readings(image, cal, view, changed))
         cards, duplicates = resolve_duplicates(readings)
         reading = FrameReading(
             tuple(cards), calibrated, tuple(duplicates), len(dets), len(todo), True, share
@@ -350,6 +361,81 @@ class CardDetector:
         if self.reuse_names and calibrated:
             self._last = (cal, view, reading, dets)
         return reading
+
+    def _turned_readings(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        view: np.ndarray,
+        change: tuple[int, int, int, int] | None,
+    ) -> list[tuple[CardPose, CardReading]]:
+        """The whole cards lying turned (turned_cards), read. With `change` (where the view
+        changed since the last frame read) they are looked for only around it: the ones read
+        before elsewhere stand, their pixels unchanged."""
+        ppm = layout.RECTIFIED_PX_PER_MM
+        if change is None:
+            found = [(pose, self._read_turned(image, cal, pose)) for pose in turned_cards(view)]
+        else:
+            h, w = view.shape[:2]
+            m = round(layout.CARD_H_MM * ppm)
+            x0, y0 = max(0, change[0] - m), max(0, change[1] - m)
+            x1, y1 = min(w, change[2] + m), min(h, change[3] + m)
+            near = [
+                CardPose((p.center_mm[0] + x0 / ppm, p.center_mm[1] + y0 / ppm), p.angle_deg)
+                for p in turned_cards(view[y0:y1, x0:x1], ppm)
+            ]
+            touched = [p for p in near if _card_touches(p, change, ppm)]
+            kept = [(p, r) for p, r in self._turned if not _card_touches(p, change, ppm)]
+            found = kept + [(p, self._read_turned(image, cal, p)) for p in touched]
+        read = [(p, r) for p, r in found if r is not None]
+        if self.reuse_names and cal.regions_known:
+            self._turned = read  # beside self._last
+        return read
+
+    @staticmethod
+    def _with_turned(
+        readings: list[CardReading], turned: list[tuple[CardPose, CardReading]]
+    ) -> list[CardReading]:
+        """`readings` and the turned cards' readings. A turned card read surely lies on top of
+        whatever the finder boxed under it: those readings, less sure, are junk boxes on its
+        face and go."""
+        out = list(readings)
+        for pose, reading in turned:
+            out = [
+                r
+                for r in out
+                if r.confidence >= reading.confidence or not _on_card(pose, r.center_mm)
+            ]
+            out.append(reading)
+        return out
+
+    def _read_turned(
+        self, image: np.ndarray, cal: TableCalibration, pose: CardPose
+    ) -> CardReading | None:
+        """A turned whole card named from its two ends, read as the namers read upright ones."""
+        upright = turned_calibration(cal, pose)
+        boxes = band_boxes(pose)
+        if isinstance(self.namer, BandNamer):
+            read = self.namer.name_boxes(image, upright, boxes, light=cal)
+        else:
+            read = self.namer.name_boxes(image, upright, boxes)
+        ends = [on_plane(n, pose) for n in read if n is not None]
+        if not ends:
+            return None
+        if len(ends) == 2:
+            ends = list(joined(ends[0], ends[1]))
+        best = max(ends, key=lambda n: n.confidence)
+        if best.confidence < self.min_confidence:
+            return None
+        box = _bbox(cal.to_image(_card_corners_mm(pose)))
+        return CardReading(
+            card=best.card,
+            confidence=best.confidence,
+            box=box,
+            region=layout.region_at(*best.center_mm) if cal.regions_known else None,
+            center_mm=best.center_mm,
+            naming=best,
+        )
 
     def _search_change(
         self, view: np.ndarray, change: tuple[int, int, int, int], before: Detections
@@ -405,6 +491,34 @@ def _strip_corners_mm(n: Naming, y_from: float, y_to: float) -> np.ndarray:
     pts = np.array([[-hw, y_from], [hw, y_from], [hw, y_to], [-hw, y_to]])
     rot = np.array([[ca, sa], [-sa, ca]])
     return pts @ rot.T + np.array(n.center_mm)
+
+
+def _on_card(pose: CardPose, point_mm: tuple[float, float]) -> bool:
+    """`point_mm` lies on the card (in from its edges by a few millimetres)."""
+    a = math.radians(pose.angle_deg)
+    dx, dy = point_mm[0] - pose.center_mm[0], point_mm[1] - pose.center_mm[1]
+    # in the card's frame: x across it, y along its long side
+    x, y = dx * math.cos(a) - dy * math.sin(a), dx * math.sin(a) + dy * math.cos(a)
+    return abs(x) <= layout.CARD_W_MM / 2 - 3.0 and abs(y) <= layout.CARD_H_MM / 2 - 3.0
+
+
+def _card_corners_mm(pose: CardPose) -> np.ndarray:
+    hw, hh = layout.CARD_W_MM / 2, layout.CARD_H_MM / 2
+    corners = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
+    a = math.radians(pose.angle_deg)
+    rot = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    return corners @ rot.T + np.asarray(pose.center_mm)
+
+
+def _card_touches(pose: CardPose, box: tuple[int, int, int, int], ppm: float) -> bool:
+    """The card's bounding box meets `box` (view px)."""
+    c = _card_corners_mm(pose) * ppm
+    return bool(
+        c[:, 0].min() <= box[2]
+        and c[:, 0].max() >= box[0]
+        and c[:, 1].min() <= box[3]
+        and c[:, 1].max() >= box[1]
+    )
 
 
 def _bbox(points_px: np.ndarray) -> tuple[float, float, float, float]:

@@ -1,0 +1,232 @@
+"""Whole cards lying turned on the table (a fanned scan pile, a card dropped askew).
+
+The strip finder boxes bands lying along the table's axes (to ~15 degrees); a card turned
+further is found here by its outline instead, whatever its print: two long straight edges,
+parallel, one card width apart (or two short ones one card length apart) whose extent along
+them is a card's, or one edge as long as a card's side with the card on either side of it (the
+fan's next card hides the other edges). A pose is kept when most of its outline shows an edge
+across it. Such a card is named through a calibration turned with it, so the namers see it
+upright and read it as they read any other.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Final
+
+import cv2
+import numpy as np
+
+from companion import layout
+from companion.vision.calibration import TableCalibration
+from companion.vision.naming import Naming
+
+MIN_TURN_DEG: Final = 12.0
+"""Cards turned less than this from the table's axes are the strip finder's (its namers
+deskew by up to 14 degrees)."""
+WORK_PX_PER_MM: Final = 1.0
+"""Edges are looked for at this scale (a card's rim is sharp enough at 1 px/mm)."""
+MIN_EDGE_MM: Final = 40.0
+"""A side must show this much of its straight edge (the other card of a fan hides the rest)."""
+MAX_EDGES: Final = 48
+"""The longest straight edges turned off the table's axes that are looked at (a frame shows a
+few dozen: hands, art, the fan's other cards)."""
+APART_TOLERANCE_MM: Final = 5.0
+PARALLEL_DEG: Final = 4.0
+SPAN_TOLERANCE_MM: Final = 9.0
+"""The two sides' joint extent along them is the card's other dimension to this much."""
+SAME_CARD_MM: Final = 12.0
+MIN_SUPPORT: Final = 0.85
+"""Share of a pose's outline that must show an edge across it."""
+EDGE_LEVEL: Final = 40.0
+"""Sobel response (3 x 3, grey levels) of an edge: a card's rim on cloth gives 100-400, on
+another card 40-150."""
+MAX_CARDS: Final = 6
+"""At most this many turned cards are named per frame (a fanned pile shows one whole)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardPose:
+    """A whole card on the table plane."""
+
+    center_mm: tuple[float, float]
+    angle_deg: float
+    """The card's turn on the plane, 0 when its long side runs along the table's y axis; which
+    end is the top is not known (the namers read both ways up)."""
+
+
+def _segments(gray: np.ndarray) -> np.ndarray:
+    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_NONE, 0.6)
+    found = lsd.detect(gray)[0]
+    return np.zeros((0, 4), np.float32) if found is None else found.reshape(-1, 4)
+
+
+def turned_cards(view: np.ndarray, ppm: float = layout.RECTIFIED_PX_PER_MM) -> list[CardPose]:
+    """Whole cards turned MIN_TURN_DEG or more in a top-down view at `ppm` px/mm, best first."""
+    gray = view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    s = WORK_PX_PER_MM / ppm
+    if s != 1.0:
+        gray = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    segs = _segments(gray).astype(np.float64) / WORK_PX_PER_MM
+    if len(segs) == 0:
+        return []
+    d = segs[:, 2:] - segs[:, :2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    angle = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180.0
+    off = np.minimum(angle % 90.0, 90.0 - angle % 90.0)
+    keep = (length >= MIN_EDGE_MM) & (off >= MIN_TURN_DEG - PARALLEL_DEG)
+    longest = np.argsort(-length[keep])[:MAX_EDGES]
+    segs, angle = segs[keep][longest], angle[keep][longest]
+    hypotheses: list[CardPose] = []
+    da = np.abs(angle[:, None] - angle[None, :])
+    parallel = np.triu(np.minimum(da, 180.0 - da) <= PARALLEL_DEG, 1)
+    for i, j in zip(*np.nonzero(parallel), strict=True):
+        hypotheses.extend(_pair_poses(segs[i], segs[j]))
+    for seg in segs:
+        hypotheses.extend(_edge_poses(seg))
+    if not hypotheses:
+        return []
+    support = _outline_support(gray, hypotheses)
+    out: list[CardPose] = []
+    for k in np.argsort(-support, kind="stable"):
+        pose = hypotheses[k]
+        if support[k] < MIN_SUPPORT:
+            break
+        if all(math.dist(pose.center_mm, o.center_mm) > SAME_CARD_MM for o in out):
+            out.append(pose)
+    return out[:MAX_CARDS]
+
+
+def _pose(centre: np.ndarray, long_axis: np.ndarray) -> CardPose | None:
+    turn = math.degrees(math.atan2(long_axis[0], long_axis[1]))
+    turn = (turn + 90.0) % 180.0 - 90.0
+    if abs((turn + 45.0) % 90.0 - 45.0) < MIN_TURN_DEG:
+        return None
+    return CardPose((float(centre[0]), float(centre[1])), turn)
+
+
+def _frame(seg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    u = seg[2:] - seg[:2]
+    u = u / np.linalg.norm(u)
+    return u, np.array([-u[1], u[0]])
+
+
+def _pair_poses(a: np.ndarray, b: np.ndarray) -> list[CardPose]:
+    """Two parallel edges as a card's two long (or two short) sides, if they fit one."""
+    u, n = _frame(a)
+    apart = float(np.dot((b[:2] + b[2:]) / 2 - (a[:2] + a[2:]) / 2, n))
+    along_a = sorted((float(np.dot(a[:2], u)), float(np.dot(a[2:], u))))
+    along_b = sorted((float(np.dot(b[:2], u)), float(np.dot(b[2:], u))))
+    lo, hi = min(along_a[0], along_b[0]), max(along_a[1], along_b[1])
+    if min(along_a[1], along_b[1]) - max(along_a[0], along_b[0]) < MIN_EDGE_MM / 2:
+        return []  # the two edges must face each other
+    w, h = layout.CARD_W_MM, layout.CARD_H_MM
+    for across, along, long_sides in ((w, h, True), (h, w, False)):
+        if abs(abs(apart) - across) > APART_TOLERANCE_MM:
+            continue
+        if abs((hi - lo) - along) > SPAN_TOLERANCE_MM:
+            continue
+        base = float(np.dot(a[:2], n))
+        centre = u * (lo + hi) / 2 + n * (base + apart / 2)
+        pose = _pose(centre, u if long_sides else n)
+        return [] if pose is None else [pose]
+    return []
+
+
+def _edge_poses(seg: np.ndarray) -> list[CardPose]:
+    """One straight edge as long as a card's side: the card lies on one side of it or the
+    other (the fan's next card hides its other edges)."""
+    u, n = _frame(seg)
+    length = float(np.linalg.norm(seg[2:] - seg[:2]))
+    mid = (seg[:2] + seg[2:]) / 2
+    w, h = layout.CARD_W_MM, layout.CARD_H_MM
+    out = []
+    for side, across, long_side in ((h, w, True), (w, h, False)):
+        if not side - SPAN_TOLERANCE_MM <= length <= side + APART_TOLERANCE_MM:
+            continue
+        for sign in (1.0, -1.0):
+            pose = _pose(mid + sign * n * across / 2, u if long_side else n)
+            if pose is not None:
+                out.append(pose)
+    return out
+
+
+def _outline_template() -> tuple[np.ndarray, np.ndarray]:
+    """Points every ~2 mm along an upright card's outline (card frame, mm), and the normal of
+    the side each lies on."""
+    hw, hh = layout.CARD_W_MM / 2, layout.CARD_H_MM / 2
+    pts, normals = [], []
+    for (x0, y0), (x1, y1), nrm in (
+        ((-hw, -hh), (hw, -hh), (0.0, 1.0)),
+        ((hw, -hh), (hw, hh), (1.0, 0.0)),
+        ((hw, hh), (-hw, hh), (0.0, 1.0)),
+        ((-hw, hh), (-hw, -hh), (1.0, 0.0)),
+    ):
+        k = max(2, round(math.hypot(x1 - x0, y1 - y0) / 2.0))
+        t = np.linspace(0.05, 0.95, k)
+        pts.append(np.stack([x0 + t * (x1 - x0), y0 + t * (y1 - y0)], axis=1))
+        normals.append(np.tile(nrm, (k, 1)))
+    return np.concatenate(pts), np.concatenate(normals)
+
+
+_OUTLINE: Final = _outline_template()
+
+
+def _outline_support(gray: np.ndarray, poses: list[CardPose]) -> np.ndarray:
+    """Per pose, the share of its outline where the view has an edge across it (within a
+    pixel): a real card shows most of its outline, a pose on the wrong side of an edge little."""
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    a = np.radians([p.angle_deg for p in poses])
+    ca, sa = np.cos(a)[:, None], np.sin(a)[:, None]
+    local, normals = _OUTLINE
+    cx = np.array([p.center_mm[0] for p in poses])[:, None]
+    cy = np.array([p.center_mm[1] for p in poses])[:, None]
+    # the card frame turned onto the plane: (x, y) -> (ca x + sa y, -sa x + ca y)
+    x = (ca * local[:, 0] + sa * local[:, 1] + cx) * WORK_PX_PER_MM
+    y = (-sa * local[:, 0] + ca * local[:, 1] + cy) * WORK_PX_PER_MM
+    nx = ca * normals[:, 0] + sa * normals[:, 1]
+    ny = -sa * normals[:, 0] + ca * normals[:, 1]
+    h, w = gray.shape
+    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    xi, yi = np.round(x).astype(int), np.round(y).astype(int)
+    across = np.zeros(x.shape, np.float32)
+    for dx in (-1, 0, 1):  # the strongest edge across the side within a pixel of it
+        for dy in (-1, 0, 1):
+            xs, ys = np.clip(xi + dx, 0, w - 1), np.clip(yi + dy, 0, h - 1)
+            across = np.maximum(across, np.abs(gx[ys, xs] * nx + gy[ys, xs] * ny))
+    return np.mean((across >= EDGE_LEVEL) & inside, axis=1)
+
+
+def turned_calibration(cal: TableCalibration, pose: CardPose) -> TableCalibration:
+    """`cal` turned about the card's centre so that the card lies upright in it (its centre
+    where it is): the namers, which read bands along the plane's axes, see it straight."""
+    a = math.radians(pose.angle_deg)
+    ca, sa = math.cos(a), math.sin(a)
+    # the card's long axis on the plane is (sin a, cos a): the upright frame's y axis maps
+    # onto it, its x axis onto (cos a, -sin a)
+    rot = np.array([[ca, sa], [-sa, ca]])
+    c = np.asarray(pose.center_mm, np.float64)
+    plane_from_upright = np.eye(3)
+    plane_from_upright[:2, :2] = rot
+    plane_from_upright[:2, 2] = c - rot @ c
+    return replace(cal, image_from_plane=cal.image_from_plane @ plane_from_upright)
+
+
+def band_boxes(pose: CardPose) -> tuple[tuple[float, float, float, float], ...]:
+    """The card's two end bands (x0, y0, x1, y1 mm) in its turned calibration."""
+    cx, cy = pose.center_mm
+    hw, hh, band = layout.CARD_W_MM / 2, layout.CARD_H_MM / 2, layout.INDEX_STRIP_MM
+    return (cx - hw, cy - hh, cx + hw, cy - hh + band), (cx - hw, cy + hh - band, cx + hw, cy + hh)
+
+
+def on_plane(naming: Naming, pose: CardPose) -> Naming:
+    """A naming read in the pose's turned calibration, placed back on the table plane."""
+    a = math.radians(pose.angle_deg)
+    ca, sa = math.cos(a), math.sin(a)
+    c = np.asarray(pose.center_mm, np.float64)
+    p = np.array([[ca, sa], [-sa, ca]]) @ (np.asarray(naming.center_mm) - c) + c
+    return replace(
+        naming, center_mm=(float(p[0]), float(p[1])), angle_deg=naming.angle_deg + pose.angle_deg
+    )

@@ -1,0 +1,165 @@
+"""Cards lying turned on the table (a fanned scan pile, a card dropped askew) are read: the
+finder boxes bands along the table's axes only, so whole turned cards are found by their
+outline (vision/turned_cards.py) and named upright."""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import cv2
+import numpy as np
+import pytest
+
+from companion import layout
+from companion.deck.deckdir import Deck, load_deck
+from companion.deck.designs import design_deck
+from companion.synth.camera import Light, look_at_camera
+from companion.synth.frame import Frame, render_scene
+from companion.synth.raster import Look
+from companion.synth.scene import PlacedCard, Scene, fan
+from companion.vision.calibration import calibrate
+from companion.vision.turned_cards import CardPose, turned_cards
+
+CLEAN = Light(blur_px=0.6, noise=2.0, jpeg_quality=92, gradient=(0.0, 0.0, 0.0), wb_error=0.0)
+FLAT_LOOK = Look(shadow_strength=0.3, hand_shadow_strength=0.0, glare=(), paper_noise=0.0)
+FAN = ("nori-0", "shiitake-3", "menma-6", "kamaboko-2", "chashu-4", "negi-7")
+"""Laid left to right, each on the one before: only negi-7 shows whole."""
+ASKEW = (("ajitama-5", (150.0, 330.0), 35.0), ("menma-1", (300.0, 330.0), -62.0))
+"""Loose cards dropped on the table, turned 35 and 62 degrees (the latter nearer landscape)."""
+
+
+def _scene(seed: int) -> Scene:
+    rng = np.random.default_rng(seed)
+    scan = layout.region_by_id("scan").rect
+    pile = fan(list(FAN), (scan.center[0], scan.center[1] + 60.0), rng, "scan")
+    loose = [PlacedCard(cid, centre, angle, True, None) for cid, centre, angle in ASKEW]
+    return Scene((*pile, *loose), "felt", seed)
+
+
+@cache
+def table(deck_name: str) -> Frame:
+    """The kit's camera (700 mm, straight down) over a fan and two askew cards."""
+    camera = look_at_camera(2304, (390.0, 220.0), 700.0)
+    return render_scene(
+        _deck(deck_name), _scene(5), camera, CLEAN, FLAT_LOOK, np.random.default_rng(5)
+    )
+
+
+@cache
+def _deck(name: str) -> Deck:
+    return load_deck(None) if name == "default" else design_deck(name, 3)
+
+
+def _whole_turned(frame: Frame) -> dict[str, tuple[float, float]]:
+    return {
+        c["card"]: tuple(c["center_mm"])
+        for c in frame.truth["cards"]
+        if c["visible_fraction"] > 0.95 and abs((c["angle_deg"] + 45.0) % 90.0 - 45.0) > 20.0
+    }
+
+
+def test_the_scene_holds_turned_whole_cards():
+    """The test's own premise: the fan's last card and the two loose ones lie whole and
+    turned more than 20 degrees."""
+    assert set(_whole_turned(table("default"))) == {"negi-7", "ajitama-5", "menma-1"}
+
+
+@pytest.mark.parametrize("deck_name", ["default", "tarot", "minimal"])
+def test_turned_whole_cards_are_found_where_they_lie(deck_name):
+    from companion.vision.plane import rectify
+
+    frame = table(deck_name)
+    cal = calibrate(frame.image)
+    assert cal is not None
+    poses = turned_cards(rectify(frame.image, cal))
+    for card, centre in _whole_turned(frame).items():
+        near = [p for p in poses if math.dist(p.center_mm, centre) < 4.0]
+        assert near, f"{card} at {centre} not found among {poses}"
+
+
+def test_cards_along_the_tables_axes_and_a_lone_edge_are_not_turned_cards():
+    """Upright cards are the strip finder's; a ruler's straight edge is no card."""
+    view = np.full((440, 780, 3), (60, 110, 70), np.uint8)
+    cv2.rectangle(view, (100, 100), (163, 188), (235, 235, 235), -1)  # upright card
+    cv2.rectangle(view, (300, 100), (388, 163), (235, 235, 235), -1)  # landscape card
+    ruler = cv2.boxPoints(((560.0, 250.0), (260.0, 20.0), 30.0)).astype(np.int32)
+    cv2.fillPoly(view, [ruler], (30, 200, 230))
+    assert turned_cards(view) == []
+
+
+def test_a_turned_card_on_plain_cloth_is_posed_to_the_millimetre():
+    view = np.full((440, 780, 3), (60, 110, 70), np.uint8)
+    corners = cv2.boxPoints(((400.0, 220.0), (63.0, 88.0), -40.0))
+    cv2.fillPoly(view, [np.round(corners).astype(np.int32)], (235, 235, 235))
+    poses = turned_cards(view)
+    assert len(poses) == 1
+    pose = poses[0]
+    assert math.dist(pose.center_mm, (400.0, 220.0)) < 1.5
+    sides = np.roll(corners, -1, axis=0) - corners
+    long_side = max(sides, key=lambda v: float(np.hypot(*v)))
+    want = math.degrees(math.atan2(long_side[0], long_side[1]))  # as CardPose.angle_deg
+    off = abs((pose.angle_deg - want + 90.0) % 180.0 - 90.0)  # which end is the top: unknown
+    assert off < 2.0
+    assert abs(abs(pose.angle_deg) - 40.0) < 2.0
+
+
+@cache
+def _detector(deck_name: str):
+    from companion.vision.detector import CardDetector
+
+    deck = _deck(deck_name)
+    return CardDetector(deck=None if deck_name == "default" else deck, reuse_names=False)
+
+
+@pytest.mark.parametrize("deck_name", ["default", "tarot", "minimal"])
+def test_turned_whole_cards_are_read_and_nothing_off_the_table(deck_name):
+    frame = table(deck_name)
+    cal = calibrate(frame.image)
+    reading = _detector(deck_name).detect(frame.image, cal)
+    read = {c.card: c for c in reading.cards}
+    for card, centre in _whole_turned(frame).items():
+        assert card in read, f"{card} not read ({sorted(read)})"
+        # placed on its own card: one of its ends, within half a card of its centre
+        assert math.dist(read[card].center_mm, centre) < layout.CARD_H_MM / 2
+    assert set(read) <= {c["card"] for c in frame.truth["cards"]}
+    assert read["negi-7"].region == "scan"
+
+
+def test_a_turned_card_stays_read_while_the_table_changes_elsewhere():
+    """The live path searches only around a change; the turned cards read before stand, and a
+    card turned in the change is found there."""
+    from companion.vision.backends import load_model, model_path
+    from companion.vision.detector import CardDetector
+
+    if not model_path("ncnn").exists():
+        pytest.skip("no NCNN model")
+    frame = table("default")
+    cal = calibrate(frame.image)
+    assert cal is not None
+    det = CardDetector(load_model("ncnn", threads=1))
+    first = {c.card for c in det.detect(frame.image, cal).cards}
+    assert {"negi-7", "ajitama-5", "menma-1"} <= first
+    changed = frame.image.copy()  # a coin put down in the Fridge, far from the turned cards
+    centre = cal.to_image(np.array([[120.0, 60.0]]))[0]
+    cv2.circle(changed, tuple(int(v) for v in centre), 25, (40, 120, 200), -1)
+    part = det.detect(changed, cal)
+    assert part.searched and part.search_share < 1.0
+    assert {"negi-7", "ajitama-5", "menma-1"} <= {c.card for c in part.cards}
+
+
+def test_a_pose_from_the_view_maps_to_the_named_card_frame():
+    """The turned calibration shows the card upright at its own centre."""
+    from companion.vision.turned_cards import turned_calibration
+
+    frame = table("default")
+    cal = calibrate(frame.image)
+    assert cal is not None
+    pose = CardPose((150.0, 330.0), 35.0)
+    upright = turned_calibration(cal, pose)
+    # the upright frame's top band centre is the true card's top band centre
+    top_upright = upright.to_image(np.array([[150.0, 330.0 - layout.CARD_H_MM / 2 + 6.0]]))[0]
+    a = math.radians(35.0)
+    along = np.array([math.sin(a), math.cos(a)])  # the long axis, as Naming.angle_deg has it
+    top_true = np.array([150.0, 330.0]) - along * (layout.CARD_H_MM / 2 - 6.0)
+    assert np.linalg.norm(top_upright - cal.to_image(top_true[None])[0]) < 0.5
