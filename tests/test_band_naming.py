@@ -299,3 +299,29 @@ def test_a_band_partly_under_a_hand_is_read_from_what_shows():
               if n is not None and n.confidence >= MIN_CONFIDENCE]  # fmt: skip
     assert all(t == read for t, read in passed), passed
     assert len(passed) >= 0.7 * len(boxes), (len(passed), len(boxes))
+
+
+def test_a_band_washed_out_by_a_glossy_sheen_keeps_its_colour_but_a_darker_one_does_not():
+    """A coated card mirroring a ceiling lamp shows its print under grey light: lightness up,
+    colour halved (path-traced frames: veils of 0.3-0.65 of white). Such a band is still
+    nearest its own colour; a band merely darker (an olive against a yellow) is not excused."""
+    from companion.vision.band_naming import _colour_distance, _rep
+
+    def band(bgr):
+        return _rep(np.full((30, 158, 3), bgr, np.float32))
+
+    colours = {  # an ornate deck's, as enrolled (BGR)
+        "shiitake": (54, 80, 104),
+        "negi": (182, 49, 130),
+        "menma": (53, 236, 28),
+        "kamaboko": (84, 218, 208),
+        "chashu": (128, 88, 40),
+    }
+    for name, bgr in colours.items():
+        washed = band(0.5 * np.array(bgr, np.float32) + 0.5 * 235.0)
+        own = _colour_distance(washed, band(bgr))
+        others = {o: _colour_distance(washed, band(c)) for o, c in colours.items() if o != name}
+        assert own < 0.03, (name, own)
+        assert own < min(others.values()) - 0.05, (name, own, others)
+    yellow = np.array(colours["kamaboko"], np.float32)
+    assert _colour_distance(band(0.5 * yellow), band(yellow)) > 0.1  # an olive is no yellow

@@ -50,6 +50,11 @@ apart, clearly different colours 0.2-0.6)."""
 MAX_EXPOSURE: Final = 1.2
 """A card may look this much brighter or darker than its face (a lamp's gradient), no more: a
 yellow is not an olive."""
+MAX_VEIL: Final = 0.5
+"""The strongest sheen a glossy card shows over its print (white-referenced lightness)..."""
+WASH_PER_VEIL: Final = 2.0
+"""... and how much it washes the colour out: a veil of 0.4 halves the colour (path-traced
+coated cards under a ceiling light: 0.3-0.45 and a half)."""
 LUM_WEIGHT: Final = 0.7
 """Lightness counts a little less than hue in that distance."""
 MIN_SCORE: Final = 0.3
@@ -99,18 +104,53 @@ def _rep(bgr: np.ndarray, blur_mm: float = BLUR_MM) -> np.ndarray:
 
 def _colour_distance(obs: np.ndarray, ref: np.ndarray, weights: np.ndarray | None = None) -> float:
     """RMS difference of two aligned bands in white-referenced units, after the best exposure
-    factor within MAX_EXPOSURE: a lamp's gradient brightens or darkens a card a little, but a
-    yellow never becomes an olive (same hue, half the lightness)."""
+    factor within MAX_EXPOSURE (a lamp's gradient brightens or darkens a card a little, but a
+    yellow never becomes an olive) and the best sheen (`_sheen`)."""
     o = obs.reshape(-1, 3) * np.float32(1 / 255)
     r = ref.reshape(-1, 3) * np.float32(1 / 255)
-    k = float((o * r).sum() / max(float((o * o).sum()), 1e-6))
-    k = min(max(k, 1 / MAX_EXPOSURE), MAX_EXPOSURE)
+    w = None if weights is None else weights.reshape(-1, 1)
+    k, veil = _sheen(o, r, w)
     d = k * o - r
+    d[:, 0] -= np.float32(veil)
     d[:, 0] *= np.float32(LUM_WEIGHT)
-    if weights is None:
+    if w is None:
         return float(np.sqrt(np.mean(d * d)))
-    w = weights.reshape(-1, 1)
     return float(np.sqrt((d * d * w).sum() / max(float(w.sum()) * 3, 1e-6)))
+
+
+def _sheen(o: np.ndarray, r: np.ndarray, w: np.ndarray | None) -> tuple[float, float]:
+    """(k, veil) that bring the observed band `o` (opponent, white-referenced) closest to the
+    reference `r`: r = k o in colour, k (o - veil) in lightness. A glossy card's sheen lays
+    grey light over the print, lightness up by an offset and colour washed out by a factor:
+    so k may exceed MAX_EXPOSURE only as far as a veil of that strength washes colour out
+    (WASH_PER_VEIL). Returns the veil as scaled by k (what the lightness loses)."""
+    ow = o if w is None else o * w
+    lw2 = LUM_WEIGHT**2
+    oo, orr = (ow * o).sum(axis=0), (ow * r).sum(axis=0)  # per channel
+
+    def fit(veil: float, so: float = 0.0, sr: float = 0.0, n: float = 0.0) -> float:
+        num = float(orr[1] + orr[2]) + lw2 * (float(orr[0]) - veil * sr)
+        den = float(oo[1] + oo[2]) + lw2 * (float(oo[0]) - 2 * veil * so + veil * veil * n)
+        return num / max(den, 1e-9)
+
+    k, veil = fit(0.0), 0.0
+    if MAX_VEIL > 0:
+        # k and the scaled veil (k veil) by least squares together, the veil then kept
+        # within bounds and k fitted again at it
+        n = float(len(o)) if w is None else max(float(w.sum()), 1e-6)
+        so = float(ow[:, 0].sum())
+        sr = float(r[:, 0].sum()) if w is None else float((r[:, 0] * w[:, 0]).sum())
+        a11 = float(oo[1] + oo[2]) + lw2 * float(oo[0])
+        b1 = float(orr[1] + orr[2]) + lw2 * float(orr[0])
+        a12, a22, b2 = -lw2 * so, lw2 * n, -lw2 * sr
+        det = a11 * a22 - a12 * a12
+        if abs(det) > 1e-12:
+            k_both = (b1 * a22 - a12 * b2) / det
+            if k_both > 1e-6:
+                veil = min(max((a11 * b2 - a12 * b1) / det / k_both, 0.0), MAX_VEIL)
+                k = fit(veil, so, sr, n)
+    k = min(max(k, 1 / MAX_EXPOSURE), MAX_EXPOSURE + WASH_PER_VEIL * veil)
+    return k, k * veil
 
 
 def ingredient_score(window: np.ndarray, templ: np.ndarray) -> tuple[float, tuple[int, int]]:
