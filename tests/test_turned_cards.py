@@ -163,3 +163,24 @@ def test_a_pose_from_the_view_maps_to_the_named_card_frame():
     along = np.array([math.sin(a), math.cos(a)])  # the long axis, as Naming.angle_deg has it
     top_true = np.array([150.0, 330.0]) - along * (layout.CARD_H_MM / 2 - 6.0)
     assert np.linalg.norm(top_upright - cal.to_image(top_true[None])[0]) < 0.5
+
+
+def test_a_pose_found_off_along_the_card_snaps_onto_its_outline():
+    """A fan lays its cards' long edges parallel a few millimetres apart: a pose made from
+    them can sit half a band along the card. It is snapped onto the outline that shows."""
+    import cv2
+
+    from companion.vision.turned_cards import _snapped
+
+    view = np.full((440, 780, 3), (60, 110, 70), np.uint8)
+    corners = cv2.boxPoints(((400.0, 220.0), (63.0, 88.0), -40.0))
+    cv2.fillPoly(view, [np.round(corners).astype(np.int32)], (235, 235, 235))
+    gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    true = turned_cards(view)[0]
+    a = math.radians(true.angle_deg)
+    along = np.array([math.sin(a), math.cos(a)])
+    off = CardPose(tuple(np.asarray(true.center_mm) + 14.0 * along), true.angle_deg)
+    support, snapped = _snapped(gray, off)
+    assert support > 0.95
+    # to the snap's 2 mm step: the namers look for the band 4 mm round where it is put
+    assert math.dist(snapped.center_mm, (400.0, 220.0)) < 3.0

@@ -37,6 +37,10 @@ PARALLEL_DEG: Final = 4.0
 SPAN_TOLERANCE_MM: Final = 9.0
 """The two sides' joint extent along them is the card's other dimension to this much."""
 SAME_CARD_MM: Final = 12.0
+SNAP_MM: Final = 18.0
+SNAP_ACROSS_MM: Final = 2.0
+"""A pose found from edges is snapped onto the best outline this far along the card's long
+side (a fan's cards are offset along it, their edges parallel) and across it."""
 MIN_SUPPORT: Final = 0.85
 """Share of a pose's outline that must show an edge across it."""
 EDGE_LEVEL: Final = 40.0
@@ -88,14 +92,35 @@ def turned_cards(view: np.ndarray, ppm: float = layout.RECTIFIED_PX_PER_MM) -> l
     if not hypotheses:
         return []
     support = _outline_support(gray, hypotheses)
-    out: list[CardPose] = []
+    out: list[tuple[float, CardPose]] = []
     for k in np.argsort(-support, kind="stable"):
-        pose = hypotheses[k]
-        if support[k] < MIN_SUPPORT:
+        if support[k] < MIN_SUPPORT or len(out) == MAX_CARDS:
             break
-        if all(math.dist(pose.center_mm, o.center_mm) > SAME_CARD_MM for o in out):
-            out.append(pose)
-    return out[:MAX_CARDS]
+        # snapped onto the outline that fits best nearby: a fan's other cards lay edges
+        # parallel to this one's a few millimetres away, and one of them may have made it
+        best, pose = _snapped(gray, hypotheses[k])
+        if all(math.dist(pose.center_mm, o.center_mm) > SAME_CARD_MM for _, o in out):
+            out.append((best, pose))
+    out.sort(key=lambda f: -f[0])
+    return [pose for _, pose in out]
+
+
+def _snapped(gray: np.ndarray, pose: CardPose) -> tuple[float, CardPose]:
+    """The pose within SNAP_MM along and SNAP_ACROSS_MM across the card of `pose` whose
+    outline shows the most edge (the nearest such), and that share."""
+    a = math.radians(pose.angle_deg)
+    ca, sa = math.cos(a), math.sin(a)
+    cands, cost = [], []
+    for dx in (-SNAP_ACROSS_MM, 0.0, SNAP_ACROSS_MM):
+        for dy in np.arange(-SNAP_MM, SNAP_MM + 1e-6, 2.0):
+            # (dx, dy) in the card's frame, turned onto the plane
+            x = pose.center_mm[0] + ca * dx + sa * dy
+            y = pose.center_mm[1] - sa * dx + ca * dy
+            cands.append(CardPose((float(x), float(y)), pose.angle_deg))
+            cost.append(math.hypot(dx, dy))
+    support = _outline_support(gray, cands)
+    k = int(np.lexsort((np.asarray(cost), -support))[0])
+    return float(support[k]), cands[k]
 
 
 def _pose(centre: np.ndarray, long_axis: np.ndarray) -> CardPose | None:
