@@ -296,11 +296,13 @@ class CardDetector:
         view = rectify(image, cal)
         dets: Detections | None = None
         share = 1.0
-        changed: tuple[int, int, int, int] | None = None  # since the last frame read
+        same_view = False  # the last frame read saw the table from here...
+        changed: tuple[int, int, int, int] | None = None  # ... and this part of it changed
         if self.reuse_names and self._last is not None and calibrated:
             last_cal, last_view, last, last_dets = self._last
             if last_cal is cal or not cal.moved_from(last_cal, SAME_VIEW_PX):  # same view
                 change = changed = changed_box(last_view, view)
+                same_view = True
                 if change is None and last.search_share >= 1.0:
                     return replace(last, named=0, searched=False, search_share=0.0)
                 # (a reading searched only around a change is confirmed by a whole search at
@@ -353,7 +355,8 @@ class CardDetector:
                     detector_confidence=float(det_conf),
                 )
             )
-        readings = self._with_turned(readings, self._turned_readings(image, cal, view, changed))
+        turned = self._turned_readings(image, cal, view, same_view, changed)
+        readings = self._with_turned(readings, turned)
         cards, duplicates = resolve_duplicates(readings)
         reading = FrameReading(
             tuple(cards), calibrated, tuple(duplicates), len(dets), len(todo), True, share
@@ -367,13 +370,16 @@ class CardDetector:
         image: np.ndarray,
         cal: TableCalibration,
         view: np.ndarray,
+        same_view: bool,
         change: tuple[int, int, int, int] | None,
     ) -> list[tuple[CardPose, CardReading]]:
-        """The whole cards lying turned (turned_cards), read. With `change` (where the view
-        changed since the last frame read) they are looked for only around it: the ones read
-        before elsewhere stand, their pixels unchanged."""
+        """The whole cards lying turned (turned_cards), read. In the view of the last frame read
+        (`same_view`) they are looked for only around `change`, where it changed since (nowhere:
+        None): the ones read before elsewhere stand, their pixels unchanged."""
         ppm = layout.RECTIFIED_PX_PER_MM
-        if change is None:
+        if same_view and change is None:
+            found: list[tuple[CardPose, CardReading | None]] = list(self._turned)
+        elif change is None:
             found = [(pose, self._read_turned(image, cal, pose)) for pose in turned_cards(view)]
         else:
             h, w = view.shape[:2]
