@@ -127,28 +127,28 @@ def _sheen(o: np.ndarray, r: np.ndarray, w: np.ndarray | None) -> tuple[float, f
     ow = o if w is None else o * w
     lw2 = LUM_WEIGHT**2
     oo, orr = (ow * o).sum(axis=0), (ow * r).sum(axis=0)  # per channel
+    n = float(len(o)) if w is None else max(float(w.sum()), 1e-6)
+    so = float(ow[:, 0].sum())
+    sr = float(r[:, 0].sum()) if w is None else float((r[:, 0] * w[:, 0]).sum())
+    a11 = float(oo[1] + oo[2]) + lw2 * float(oo[0])
+    b1 = float(orr[1] + orr[2]) + lw2 * float(orr[0])
 
-    def fit(veil: float, so: float = 0.0, sr: float = 0.0, n: float = 0.0) -> float:
-        num = float(orr[1] + orr[2]) + lw2 * (float(orr[0]) - veil * sr)
-        den = float(oo[1] + oo[2]) + lw2 * (float(oo[0]) - 2 * veil * so + veil * veil * n)
+    def fit(veil: float) -> float:
+        """k at that veil, by least squares."""
+        num = b1 - lw2 * veil * sr
+        den = a11 - lw2 * (2 * veil * so - veil * veil * n)
         return num / max(den, 1e-9)
 
     k, veil = fit(0.0), 0.0
-    if MAX_VEIL > 0:
-        # k and the scaled veil (k veil) by least squares together, the veil then kept
-        # within bounds and k fitted again at it
-        n = float(len(o)) if w is None else max(float(w.sum()), 1e-6)
-        so = float(ow[:, 0].sum())
-        sr = float(r[:, 0].sum()) if w is None else float((r[:, 0] * w[:, 0]).sum())
-        a11 = float(oo[1] + oo[2]) + lw2 * float(oo[0])
-        b1 = float(orr[1] + orr[2]) + lw2 * float(orr[0])
-        a12, a22, b2 = -lw2 * so, lw2 * n, -lw2 * sr
-        det = a11 * a22 - a12 * a12
-        if abs(det) > 1e-12:
-            k_both = (b1 * a22 - a12 * b2) / det
-            if k_both > 1e-6:
-                veil = min(max((a11 * b2 - a12 * b1) / det / k_both, 0.0), MAX_VEIL)
-                k = fit(veil, so, sr, n)
+    # k and the scaled veil (k veil) by least squares together, the veil then kept within
+    # bounds and k fitted again at it
+    a12, a22, b2 = -lw2 * so, lw2 * n, -lw2 * sr
+    det = a11 * a22 - a12 * a12
+    if abs(det) > 1e-12:
+        k_both = (b1 * a22 - a12 * b2) / det
+        if k_both > 1e-6:
+            veil = min(max((a11 * b2 - a12 * b1) / det / k_both, 0.0), MAX_VEIL)
+            k = fit(veil)
     k = min(max(k, 1 / MAX_EXPOSURE), MAX_EXPOSURE + WASH_PER_VEIL * veil)
     return k, k * veil
 

@@ -433,7 +433,7 @@ class CardDetector:
         best = max(ends, key=lambda n: n.confidence)
         if best.confidence < self.min_confidence:
             return None
-        box = _bbox(cal.to_image(_card_corners_mm(pose)))
+        box = _bbox(cal.to_image(pose.corners_mm()))
         return CardReading(
             card=best.card,
             confidence=best.confidence,
@@ -501,24 +501,13 @@ def _strip_corners_mm(n: Naming, y_from: float, y_to: float) -> np.ndarray:
 
 def _on_card(pose: CardPose, point_mm: tuple[float, float]) -> bool:
     """`point_mm` lies on the card (in from its edges by a few millimetres)."""
-    a = math.radians(pose.angle_deg)
-    dx, dy = point_mm[0] - pose.center_mm[0], point_mm[1] - pose.center_mm[1]
-    # in the card's frame: x across it, y along its long side
-    x, y = dx * math.cos(a) - dy * math.sin(a), dx * math.sin(a) + dy * math.cos(a)
+    x, y = pose.to_card(point_mm)
     return abs(x) <= layout.CARD_W_MM / 2 - 3.0 and abs(y) <= layout.CARD_H_MM / 2 - 3.0
-
-
-def _card_corners_mm(pose: CardPose) -> np.ndarray:
-    hw, hh = layout.CARD_W_MM / 2, layout.CARD_H_MM / 2
-    corners = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
-    a = math.radians(pose.angle_deg)
-    rot = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
-    return corners @ rot.T + np.asarray(pose.center_mm)
 
 
 def _card_touches(pose: CardPose, box: tuple[int, int, int, int], ppm: float) -> bool:
     """The card's bounding box meets `box` (view px)."""
-    c = _card_corners_mm(pose) * ppm
+    c = pose.corners_mm() * ppm
     return bool(
         c[:, 0].min() <= box[2]
         and c[:, 0].max() >= box[0]

@@ -62,6 +62,28 @@ class CardPose:
     """The card's turn on the plane, 0 when its long side runs along the table's y axis; which
     end is the top is not known (the namers read both ways up)."""
 
+    @property
+    def rotation(self) -> np.ndarray:
+        """2 x 2: the card's frame (x across it, y along its long side, mm from its centre)
+        turned onto the plane; its long axis is (sin a, cos a) there, as Naming.angle_deg's."""
+        a = math.radians(self.angle_deg)
+        ca, sa = math.cos(a), math.sin(a)
+        return np.array([[ca, sa], [-sa, ca]])
+
+    def to_plane(self, local_mm: np.ndarray) -> np.ndarray:
+        """Points (n x 2) of the card's frame on the table plane, mm."""
+        return np.asarray(local_mm, np.float64) @ self.rotation.T + np.asarray(self.center_mm)
+
+    def to_card(self, point_mm: tuple[float, float]) -> tuple[float, float]:
+        """A point of the table plane in the card's frame."""
+        x, y = self.rotation.T @ (np.asarray(point_mm, np.float64) - np.asarray(self.center_mm))
+        return float(x), float(y)
+
+    def corners_mm(self) -> np.ndarray:
+        """The card's 4 corners on the plane (4 x 2, mm)."""
+        hw, hh = layout.CARD_W_MM / 2, layout.CARD_H_MM / 2
+        return self.to_plane(np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]))
+
 
 LSD_SCALE: Final = 0.6
 """LSD looks at the view scaled by this (its default 0.8 took 14 ms a view here, 0.6 about 8,
@@ -100,35 +122,36 @@ def turned_cards(view: np.ndarray, ppm: float = layout.RECTIFIED_PX_PER_MM) -> l
         hypotheses.extend(_edge_poses(seg))
     if not hypotheses:
         return []
-    support = _outline_support(gray, hypotheses)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    support = _outline_support(gx, gy, hypotheses)
     out: list[tuple[float, CardPose]] = []
     for k in np.argsort(-support, kind="stable"):
         if support[k] < MIN_SUPPORT or len(out) == MAX_CARDS:
             break
         # snapped onto the outline that fits best nearby: a fan's other cards lay edges
         # parallel to this one's a few millimetres away, and one of them may have made it
-        best, pose = _snapped(gray, hypotheses[k])
+        best, pose = _snapped(gx, gy, hypotheses[k])
         if all(math.dist(pose.center_mm, o.center_mm) > SAME_CARD_MM for _, o in out):
             out.append((best, pose))
     out.sort(key=lambda f: -f[0])
     return [pose for _, pose in out]
 
 
-def _snapped(gray: np.ndarray, pose: CardPose) -> tuple[float, CardPose]:
+def _snapped(gx: np.ndarray, gy: np.ndarray, pose: CardPose) -> tuple[float, CardPose]:
     """The pose within SNAP_MM along and SNAP_ACROSS_MM across the card of `pose` whose
-    outline shows the most edge (the nearest such), and that share."""
-    a = math.radians(pose.angle_deg)
-    ca, sa = math.cos(a), math.sin(a)
-    cands, cost = [], []
-    for dx in (-SNAP_ACROSS_MM, 0.0, SNAP_ACROSS_MM):
-        for dy in np.arange(-SNAP_MM, SNAP_MM + 1e-6, 2.0):
-            # (dx, dy) in the card's frame, turned onto the plane
-            x = pose.center_mm[0] + ca * dx + sa * dy
-            y = pose.center_mm[1] - sa * dx + ca * dy
-            cands.append(CardPose((float(x), float(y)), pose.angle_deg))
-            cost.append(math.hypot(dx, dy))
-    support = _outline_support(gray, cands)
-    k = int(np.lexsort((np.asarray(cost), -support))[0])
+    outline shows the most edge (the nearest such), and that share; `gx`, `gy`: the view's
+    Sobel gradients."""
+    shifts = np.array(
+        [
+            (dx, dy)
+            for dx in (-SNAP_ACROSS_MM, 0.0, SNAP_ACROSS_MM)
+            for dy in np.arange(-SNAP_MM, SNAP_MM + 1e-6, 2.0)
+        ]
+    )
+    cands = [CardPose((float(x), float(y)), pose.angle_deg) for x, y in pose.to_plane(shifts)]
+    support = _outline_support(gx, gy, cands)
+    k = int(np.lexsort((np.hypot(shifts[:, 0], shifts[:, 1]), -support))[0])
     return float(support[k]), cands[k]
 
 
@@ -207,22 +230,21 @@ def _outline_template() -> tuple[np.ndarray, np.ndarray]:
 _OUTLINE: Final = _outline_template()
 
 
-def _outline_support(gray: np.ndarray, poses: list[CardPose]) -> np.ndarray:
-    """Per pose, the share of its outline where the view has an edge across it (within a
-    pixel): a real card shows most of its outline, a pose on the wrong side of an edge little."""
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+def _outline_support(gx: np.ndarray, gy: np.ndarray, poses: list[CardPose]) -> np.ndarray:
+    """Per pose, the share of its outline where the view (its Sobel gradients `gx`, `gy`) has
+    an edge across it within a pixel: a real card shows most of its outline, a pose on the
+    wrong side of an edge little."""
     a = np.radians([p.angle_deg for p in poses])
     ca, sa = np.cos(a)[:, None], np.sin(a)[:, None]
     local, normals = _OUTLINE
     cx = np.array([p.center_mm[0] for p in poses])[:, None]
     cy = np.array([p.center_mm[1] for p in poses])[:, None]
-    # the card frame turned onto the plane: (x, y) -> (ca x + sa y, -sa x + ca y)
+    # each card's frame turned onto the plane (CardPose.rotation, all poses at once)
     x = (ca * local[:, 0] + sa * local[:, 1] + cx) * WORK_PX_PER_MM
     y = (-sa * local[:, 0] + ca * local[:, 1] + cy) * WORK_PX_PER_MM
     nx = ca * normals[:, 0] + sa * normals[:, 1]
     ny = -sa * normals[:, 0] + ca * normals[:, 1]
-    h, w = gray.shape
+    h, w = gx.shape
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
     xi, yi = np.round(x).astype(int), np.round(y).astype(int)
     across = np.zeros(x.shape, np.float32)
@@ -236,11 +258,7 @@ def _outline_support(gray: np.ndarray, poses: list[CardPose]) -> np.ndarray:
 def turned_calibration(cal: TableCalibration, pose: CardPose) -> TableCalibration:
     """`cal` turned about the card's centre so that the card lies upright in it (its centre
     where it is): the namers, which read bands along the plane's axes, see it straight."""
-    a = math.radians(pose.angle_deg)
-    ca, sa = math.cos(a), math.sin(a)
-    # the card's long axis on the plane is (sin a, cos a): the upright frame's y axis maps
-    # onto it, its x axis onto (cos a, -sin a)
-    rot = np.array([[ca, sa], [-sa, ca]])
+    rot = pose.rotation
     c = np.asarray(pose.center_mm, np.float64)
     plane_from_upright = np.eye(3)
     plane_from_upright[:2, :2] = rot
@@ -257,10 +275,8 @@ def band_boxes(pose: CardPose) -> tuple[tuple[float, float, float, float], ...]:
 
 def on_plane(naming: Naming, pose: CardPose) -> Naming:
     """A naming read in the pose's turned calibration, placed back on the table plane."""
-    a = math.radians(pose.angle_deg)
-    ca, sa = math.cos(a), math.sin(a)
-    c = np.asarray(pose.center_mm, np.float64)
-    p = np.array([[ca, sa], [-sa, ca]]) @ (np.asarray(naming.center_mm) - c) + c
+    local = np.asarray(naming.center_mm, np.float64) - np.asarray(pose.center_mm)
+    x, y = pose.to_plane(local[None])[0]
     return replace(
-        naming, center_mm=(float(p[0]), float(p[1])), angle_deg=naming.angle_deg + pose.angle_deg
+        naming, center_mm=(float(x), float(y)), angle_deg=naming.angle_deg + pose.angle_deg
     )
