@@ -258,12 +258,19 @@ def _masked_unit(rep: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 WHITE: Final = 245.0
 """What the printed markers' white paper reads on a well-exposed frame."""
+CLIPPED: Final = 250.0
+"""A white channel read this high may be clipped: the light is brighter there than it shows."""
+EDGE_MM: Final = 2.0
+"""How far past the markers' black squares their edges' mid-tones are looked for (inside the
+printed quiet zone, never on the cloth)."""
 
 
 def frame_white_gains(image: np.ndarray, cal: TableCalibration) -> np.ndarray:
     """Per-channel gains that bring the printed markers' white to WHITE: the light's colour
     and the exposure go, the cards' own colour and lightness stay comparable with the deck's
-    faces. Ones when no marker is seen."""
+    faces. Ones when no marker is seen. A bright frame clips the white in some channels
+    (7 of 10 plain benchmark frames: a warm lamp's red at 255 like its green), which would
+    hide the light's colour: then the colour comes from the markers' edges (`_edge_shares`)."""
     from companion import layout
     from companion.vision.plane import plane_patch
 
@@ -276,8 +283,81 @@ def frame_white_gains(image: np.ndarray, cal: TableCalibration) -> np.ndarray:
     px = np.concatenate(pixels).astype(np.float32)
     lum = px.mean(axis=1)
     white = np.median(px[lum >= np.percentile(lum, 85)], axis=0)
-    # a clipped channel reads 255 whatever the light: do not amplify the others against it
-    return (WHITE / np.clip(white, 60.0, 255.0)).astype(np.float32)
+    if bool((white >= CLIPPED).any()):
+        shares = _edge_shares(image, cal)
+        if shares is not None:
+            white = _unclipped_white(white, shares)
+    # a clipped channel reads 255 whatever the light: no channel is lowered below what it
+    # reads unless the edges said how much brighter it is
+    return (WHITE / np.maximum(white, 60.0)).astype(np.float32)
+
+
+def balanced(patch: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """`patch` (uint8 BGR) times the frame's white balance gains, float32. A channel the camera
+    clipped is at least as bright as the paper: it stays paper white (a pale pink background
+    clipped to 255 keeps no tint, and dimming its clipped red to the lamp's gains would paint it
+    cyan)."""
+    out = patch.astype(np.float32) * gains
+    if float(gains.min()) < WHITE / 255.0:
+        clipped = patch >= CLIPPED
+        out[clipped] = np.maximum(out[clipped], WHITE)
+    return out
+
+
+def _edge_shares(image: np.ndarray, cal: TableCalibration) -> np.ndarray | None:
+    """The light's colour (each channel's share, summing to 1) from the markers' mid-tones:
+    where the lens blurs black ink into white paper, a pixel is part ink, part paper, and
+    (pixel - ink) has the paper's colour at a fraction of its brightness, so it shows the
+    light's colour even where the paper itself clips. Taken from the camera's own pixels
+    (resampling a clipped white would blend the clipped colour in). None with too few."""
+    from companion import layout
+
+    d = EDGE_MM
+    picked = []
+    h, w = image.shape[:2]
+    squares = layout.marker_squares()
+    for r in (squares[i] for i in cal.markers if i in squares):
+        x0_mm, y0_mm, x1_mm, y1_mm = r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d
+        quad = cal.to_image(
+            np.array([[x0_mm, y0_mm], [x1_mm, y0_mm], [x1_mm, y1_mm], [x0_mm, y1_mm]])
+        )
+        x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, (w, h))
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        crop = image[y0:y1, x0:x1]
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(quad - (x0, y0)).astype(np.int32), 1)
+        # a JPEG's colour is shared by neighbouring pixels: none of them may be clipped
+        fine = cv2.erode((crop.max(axis=2) < CLIPPED).astype(np.uint8), np.ones((3, 3), np.uint8))
+        picked.append((crop[mask > 0].astype(np.float32), fine[mask > 0] > 0))
+    if not picked:
+        return None
+    px = np.concatenate([p for p, _ in picked])
+    fine = np.concatenate([f for _, f in picked])
+    lum = px.mean(axis=1)
+    lo, hi = np.percentile(lum, (10, 90))
+    if hi - lo < 40:
+        return None
+    ink = np.median(px[lum <= lo], axis=0)
+    part = (lum >= lo + 0.2 * (hi - lo)) & (lum <= lo + 0.6 * (hi - lo)) & fine
+    if int(part.sum()) < 30:
+        return None
+    paper = (px[part] - ink).sum(axis=0)
+    if float(paper.min()) <= 0:
+        return None
+    return (paper / paper.sum()).astype(np.float32)
+
+
+def _unclipped_white(white: np.ndarray, shares: np.ndarray) -> np.ndarray:
+    """The white as bright as the light's colour (`shares`) says, scaled on the channels that
+    did not clip (all clipped: on the least one, which is then at least 255)."""
+    fine = white < CLIPPED
+    if fine.any():
+        scale = float(np.median(white[fine] / shares[fine]))
+    else:
+        scale = 255.0 / float(shares.min())
+    return np.where(fine, white, np.maximum(white, scale * shares)).astype(np.float32)
 
 
 def _channel_sums(px: np.ndarray) -> np.ndarray:
@@ -720,7 +800,7 @@ class BandNamer:
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        return patch.astype(np.float32) * gains
+        return balanced(patch, gains)
 
     def _ingredient(
         self, way: _WayUp, shape: np.ndarray
