@@ -135,6 +135,24 @@ def test_a_band_washed_out_by_a_mirrored_ceiling_light_is_read_when_both_compari
     assert all(c == card for c, card in read), read
 
 
+@pytest.mark.slow
+def test_numerals_a_blurred_camera_softens_are_still_told_apart():
+    """Out of focus (a Gaussian of 3 px on the 2304 px frame, as the hard benchmark frames'
+    1.2-2.8 px), a numeral is far softer than the deck's sharp faces: compared only at the faces'
+    sharpness the values of foil's bands went wrong (21 of 33 right, 5 read wrong); each value
+    template also blurred (VALUE_BLURS_MM) reads 29, none wrong."""
+    f = frame("foil")
+    cal = calibrate(f.image)
+    assert cal is not None
+    strips = visible_strips(f)
+    soft = cv2.GaussianBlur(f.image, (0, 0), 3.0)
+    names = BandNamer(design_deck("foil", 3)).name_boxes(soft, cal, [b for _, b, _ in strips])
+    pairs = zip(strips, names, strict=True)
+    read = [(c, n.card) for (c, _, _), n in pairs if n is not None and n.confidence >= 0.3]
+    assert sum(c == card for c, card in read) >= 27, read
+    assert sum(c != card for c, card in read) <= 1, read
+
+
 def test_turned_band_is_read_and_marked_flipped():
     """A card's bottom band (its index turned 180 degrees) names the card and says so."""
     f = frame("tarot")

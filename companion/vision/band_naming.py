@@ -71,6 +71,9 @@ ING_CLOSE: Final = 0.06
 PAIR_SCALE: Final = 0.25
 PAIR_COLOUR: Final = 2.0
 VALUE_SEARCH_PX: Final = 3
+VALUE_BLURS_MM: Final = (0.0, 0.5, 0.9)
+"""Extra blur of the value templates, each value scored at its best: a blurred camera (hard
+frames: 1.2-2.8 px) or a 720p video leaves a numeral far softer than the deck's sharp faces."""
 VALUE_MASK_FLOOR: Final = 0.25
 """Pixels where an ingredient's 8 faces differ by less than this share of the most differing
 pixel do not vote on the value."""
@@ -505,8 +508,8 @@ class _Refs:
     art's outlines, which a colour cast or a foil's sheen leave as they are."""
     value_box: tuple[tuple[int, int, int, int], ...]
     """Per (end, ingredient): y0, y1, x0, x1 of where its 8 faces differ (numeral, pips)."""
-    value_templ: tuple[np.ndarray, ...]
-    """Per reference band: its value box, high-passed (`_shape`)."""
+    value_templ: tuple[tuple[np.ndarray, ...], ...]
+    """Per reference band: its value box, high-passed (`_shape`), at each of VALUE_BLURS_MM."""
     embedded: np.ndarray | None
     """(2 * 56, D) the learned embedding of each reference band (None without the model)."""
 
@@ -597,9 +600,15 @@ class BandNamer:
                     )
                 )
         value_templ = tuple(
-            np.ascontiguousarray(outline[y0:y1, x0:x1])
-            for outline, (y0, y1, x0, x1) in zip(
-                shapes, (boxes[i // N_VAL] for i in range(len(full))), strict=True
+            tuple(
+                np.ascontiguousarray(outline[y0:y1, x0:x1])
+                for outline in (
+                    [shape]
+                    + [_shape(cv2.GaussianBlur(rep, (0, 0), b * PPM)) for b in VALUE_BLURS_MM[1:]]
+                )
+            )
+            for rep, shape, (y0, y1, x0, x1) in zip(
+                full, shapes, (boxes[i // N_VAL] for i in range(len(full))), strict=True
             )
         )
         ing_mean = full.reshape(2 * N_ING, N_VAL, *full.shape[1:]).mean(axis=1)
@@ -870,9 +879,10 @@ class BandNamer:
         base = end * 56 + ing * N_VAL
         vscores = np.full(N_VAL, -1.0)
         for v in range(N_VAL):
-            score = value_score(region, refs.value_templ[base + v])
-            if score is not None:
-                vscores[v] = score
+            for templ in refs.value_templ[base + v]:
+                score = value_score(region, templ)
+                if score is not None:
+                    vscores[v] = max(vscores[v], score)
         ranked = np.argsort(vscores)[::-1]
         value = int(ranked[0])
         v_margin = float(vscores[ranked[0]] - vscores[ranked[1]])
