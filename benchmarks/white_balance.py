@@ -1,0 +1,98 @@
+"""The light's colour as the enrolled-deck namer sees it, against the renderer's (figures).
+
+`band_naming.frame_white_gains` balances every frame on the printed markers' white. A bright
+frame clips that white (255 in two or three channels), which alone would read any lamp as
+neutral; the light's colour then comes from the markers' edges (`_edge_shares`). Rendered
+held-out tables (the test split's scenes and light: 2700-6500 K, auto white balance leaving
+20-70 % of the cast, exposure 0.65-1.25) at the Pi camera's 2304 x 1296, plain and hard; the
+true cast is the renderer's (`synth.camera.develop`). Error: the largest of the three channels'
+|log(estimated share / true share)| of the light's colour (0.01 = 1 %).
+
+    .venv/bin/python benchmarks/white_balance.py --frames 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def true_shares(light: dict) -> np.ndarray:
+    """The renderer's cast (B, G, R shares of a white's colour)."""
+    from companion.synth.camera import kelvin_bgr
+
+    gains = (kelvin_bgr(light["kelvin"]) / kelvin_bgr(5500.0)) ** light["wb_error"]
+    return gains / gains.sum()
+
+
+def white_only(image: np.ndarray, cal) -> np.ndarray:
+    """The markers' white as it reads (the brightest 15 % round them): the estimate alone."""
+    from companion import layout
+    from companion.vision.plane import plane_patch
+
+    px = np.concatenate(
+        [
+            plane_patch(image, cal, r.x0 - 4, r.y0 - 4, r.width + 8, r.height + 8, 1.0).reshape(
+                -1, 3
+            )
+            for r in layout.marker_squares().values()
+        ]
+    ).astype(np.float32)
+    lum = px.mean(axis=1)
+    return np.median(px[lum >= np.percentile(lum, 85)], axis=0)
+
+
+def error(white: np.ndarray, truth: np.ndarray) -> float:
+    shares = np.maximum(white, 1e-6) / np.maximum(white, 1e-6).sum()
+    return float(np.abs(np.log(shares / truth)).max())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--frames", type=int, default=40, help="frames per slice (plain, hard)")
+    ap.add_argument("--seed", type=int, default=95_000)
+    args = ap.parse_args()
+
+    from companion.deck.designs import design_deck
+    from companion.synth.frame import FrameSpec, render_frame
+    from companion.vision.band_naming import CLIPPED, WHITE, frame_white_gains
+    from companion.vision.calibration import calibrate
+
+    deck = design_deck("tarot", 1)
+    rows: dict[tuple[str, bool], list[tuple[float, float]]] = {}
+    for hard in (False, True):
+        spec = FrameSpec(split="test", width=2304, hard=hard)
+        for i in tqdm(range(args.frames), desc="hard" if hard else "plain", unit="frame"):
+            f = render_frame(deck, args.seed, i, spec)
+            cal = calibrate(f.image)
+            if cal is None:
+                continue
+            truth = true_shares(f.truth["light"])
+            seen = white_only(f.image, cal)
+            now = WHITE / frame_white_gains(f.image, cal)
+            clipped = bool((seen >= CLIPPED).any())
+            key = ("hard" if hard else "plain", clipped)
+            rows.setdefault(key, []).append((error(seen, truth), error(now, truth)))
+    print()
+    print(f"{'slice':6} {'white':8} {'frames':>6}  {'markers white alone':>22}  {'now':>22}")
+    print(f"{'':6} {'':8} {'':>6}  {'median    p90    max':>22}  {'median    p90    max':>22}")
+    for (name, clipped), errs in sorted(rows.items()):
+        e = np.array(errs)
+        cells = [
+            " ".join(f"{q:6.3f}" for q in np.percentile(e[:, k], (50, 90, 100))) for k in (0, 1)
+        ]
+        label = "clipped" if clipped else "not"
+        print(f"{name:6} {label:8} {len(e):6d}  {cells[0]:>22}  {cells[1]:>22}")
+    print("\nerror = max over B, G, R of |log(estimated share / true share)| of the light's colour")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
