@@ -9,11 +9,17 @@ true cast is the renderer's (`synth.camera.develop`). Error: the largest of the 
 |log(estimated share / true share)| of the light's colour (0.01 = 1 %).
 
     .venv/bin/python benchmarks/white_balance.py --frames 40
+    .venv/bin/python benchmarks/white_balance.py --pathtraced runs/pathtraced/frames
+
+`--pathtraced`: the path-traced frames of `benchmarks/pathtraced/` instead (another renderer:
+Blender's sRGB output, a lamp mixed in on hard frames), their true cast the light's colour as
+the camera's white balance records it (`scenes.light_colour`), sRGB-encoded near white.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -49,6 +55,17 @@ def white_only(image: np.ndarray, cal) -> np.ndarray:
     return np.median(px[lum >= np.percentile(lum, 85)], axis=0)
 
 
+def pathtraced_shares(light: dict) -> np.ndarray:
+    """The cast of a path-traced frame (B, G, R shares of its white as the camera encodes it)."""
+    sys.path.insert(0, str(ROOT / "benchmarks" / "pathtraced"))
+    from scenes import light_colour
+
+    c = np.array(light_colour(light["kelvin"], light["white_balance_k"]))[::-1]
+    lin = np.clip(0.8 * c / c.max(), 0.0, 1.0)
+    enc = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055)
+    return enc / enc.sum()
+
+
 def error(white: np.ndarray, truth: np.ndarray) -> float:
     shares = np.maximum(white, 1e-6) / np.maximum(white, 1e-6).sum()
     return float(np.abs(np.log(shares / truth)).max())
@@ -58,6 +75,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--frames", type=int, default=40, help="frames per slice (plain, hard)")
     ap.add_argument("--seed", type=int, default=95_000)
+    ap.add_argument(
+        "--pathtraced", type=Path, help="a folder of path-traced frames (runs/pathtraced/frames)"
+    )
     args = ap.parse_args()
 
     from companion.deck.designs import design_deck
@@ -65,21 +85,31 @@ def main() -> int:
     from companion.vision.band_naming import CLIPPED, WHITE, frame_white_gains
     from companion.vision.calibration import calibrate
 
-    deck = design_deck("tarot", 1)
     rows: dict[tuple[str, bool], list[tuple[float, float]]] = {}
-    for hard in (False, True):
-        spec = FrameSpec(split="test", width=2304, hard=hard)
-        for i in tqdm(range(args.frames), desc="hard" if hard else "plain", unit="frame"):
-            f = render_frame(deck, args.seed, i, spec)
-            cal = calibrate(f.image)
-            if cal is None:
-                continue
-            truth = true_shares(f.truth["light"])
-            seen = white_only(f.image, cal)
-            now = WHITE / frame_white_gains(f.image, cal)
-            clipped = bool((seen >= CLIPPED).any())
-            key = ("hard" if hard else "plain", clipped)
-            rows.setdefault(key, []).append((error(seen, truth), error(now, truth)))
+
+    def add(image: np.ndarray, truth: np.ndarray, name: str) -> None:
+        cal = calibrate(image)
+        if cal is None:
+            return
+        seen = white_only(image, cal)
+        now = WHITE / frame_white_gains(image, cal)
+        key = (name, bool((seen >= CLIPPED).any()))
+        rows.setdefault(key, []).append((error(seen, truth), error(now, truth)))
+
+    if args.pathtraced:
+        import cv2
+
+        for path in tqdm(sorted(args.pathtraced.glob("*/*/*.jpg")), unit="frame"):
+            truth = json.loads(path.with_suffix(".json").read_text())
+            slice_name = path.parent.name.split("-")[0]
+            add(cv2.imread(str(path)), pathtraced_shares(truth["light"]), slice_name)
+    else:
+        deck = design_deck("tarot", 1)
+        for hard in (False, True):
+            spec = FrameSpec(split="test", width=2304, hard=hard)
+            for i in tqdm(range(args.frames), desc="hard" if hard else "plain", unit="frame"):
+                f = render_frame(deck, args.seed, i, spec)
+                add(f.image, true_shares(f.truth["light"]), "hard" if hard else "plain")
     print()
     print(f"{'slice':6} {'white':8} {'frames':>6}  {'markers white alone':>22}  {'now':>22}")
     print(f"{'':6} {'':8} {'':>6}  {'median    p90    max':>22}  {'median    p90    max':>22}")
