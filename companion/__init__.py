@@ -46,7 +46,29 @@ def few_malloc_arenas() -> None:
         ctypes.CDLL("libc.so.6").mallopt(m_arena_max, MALLOC_ARENAS)
 
 
+MMAP_THRESHOLD = 4 * 1024 * 1024
+"""Blocks from this size on are mapped on their own and given back to the system when freed."""
+
+
+def frames_given_back() -> None:
+    """A fixed MMAP_THRESHOLD (unless MALLOC_MMAP_THRESHOLD_ says otherwise). glibc raises its
+    threshold past any large block freed, so the camera's frames (9 MB each at the Pi camera's
+    2304 x 1296) are then carved from the heap, and the heap keeps what they freed: `companion
+    run` on a 2304 x 1296 recording peaked at 300 MB (issue 12's limit), 287 MB with the
+    threshold fixed (benchmarks/run_footprint.py). Mapping each frame costs its page faults
+    (about 3 ms a frame here at that size); 720p frames (2.7 MB) stay under the threshold."""
+    if "MALLOC_MMAP_THRESHOLD_" in os.environ or not sys.platform.startswith("linux"):
+        return
+    import contextlib
+    import ctypes
+
+    m_mmap_threshold = -3  # glibc's malloc.h
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").mallopt(m_mmap_threshold, MMAP_THRESHOLD)
+
+
 stay_offline()  # before ultralytics can be imported by any path
 quiet_native_logs()
 single_threaded_blas()
 few_malloc_arenas()
+frames_given_back()
