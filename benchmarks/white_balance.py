@@ -38,23 +38,6 @@ def true_shares(light: dict) -> np.ndarray:
     return gains / gains.sum()
 
 
-def white_only(image: np.ndarray, cal) -> np.ndarray:
-    """The markers' white as it reads (the brightest 15 % round them): the estimate alone."""
-    from companion import layout
-    from companion.vision.plane import plane_patch
-
-    px = np.concatenate(
-        [
-            plane_patch(image, cal, r.x0 - 4, r.y0 - 4, r.width + 8, r.height + 8, 1.0).reshape(
-                -1, 3
-            )
-            for r in layout.marker_squares().values()
-        ]
-    ).astype(np.float32)
-    lum = px.mean(axis=1)
-    return np.median(px[lum >= np.percentile(lum, 85)], axis=0)
-
-
 def pathtraced_shares(light: dict) -> np.ndarray:
     """The cast of a path-traced frame (B, G, R shares of its white as the camera encodes it)."""
     sys.path.insert(0, str(ROOT / "benchmarks" / "pathtraced"))
@@ -82,7 +65,7 @@ def main() -> int:
 
     from companion.deck.designs import design_deck
     from companion.synth.frame import FrameSpec, render_frame
-    from companion.vision.band_naming import CLIPPED, WHITE, frame_white_gains
+    from companion.vision.band_naming import CLIPPED, WHITE, frame_white_gains, markers_white
     from companion.vision.calibration import calibrate
 
     rows: dict[tuple[str, bool], list[tuple[float, float]]] = {}
@@ -91,7 +74,7 @@ def main() -> int:
         cal = calibrate(image)
         if cal is None:
             return
-        seen = white_only(image, cal)
+        seen = markers_white(image, cal)  # the estimate from the white alone
         now = WHITE / frame_white_gains(image, cal)
         key = (name, bool((seen >= CLIPPED).any()))
         rows.setdefault(key, []).append((error(seen, truth), error(now, truth)))

@@ -36,14 +36,19 @@ def few_malloc_arenas() -> None:
     its thread freed; the video decoder's, NCNN's, the camera's and the UI's threads all
     allocate. Measured with benchmarks/run_footprint.py (`companion run` on the 15 fps demo):
     peak 301-303 -> 298-299 MB. Set before any thread starts; nothing where glibc is not."""
-    if "MALLOC_ARENA_MAX" in os.environ or not sys.platform.startswith("linux"):
+    _mallopt("MALLOC_ARENA_MAX", -8, MALLOC_ARENAS)  # M_ARENA_MAX in glibc's malloc.h
+
+
+def _mallopt(env: str, param: int, value: int) -> None:
+    """glibc's mallopt(param, value), unless the environment variable `env` (glibc's own for
+    that setting) says otherwise; nothing where glibc is not."""
+    if env in os.environ or not sys.platform.startswith("linux"):
         return
     import contextlib
     import ctypes
 
-    m_arena_max = -8  # glibc's malloc.h
     with contextlib.suppress(OSError, AttributeError):  # another C library (musl)
-        ctypes.CDLL("libc.so.6").mallopt(m_arena_max, MALLOC_ARENAS)
+        ctypes.CDLL("libc.so.6").mallopt(param, value)
 
 
 MMAP_THRESHOLD = 4 * 1024 * 1024
@@ -54,17 +59,10 @@ def frames_given_back() -> None:
     """A fixed MMAP_THRESHOLD (unless MALLOC_MMAP_THRESHOLD_ says otherwise). glibc raises its
     threshold past any large block freed, so the camera's frames (9 MB each at the Pi camera's
     2304 x 1296) are then carved from the heap, and the heap keeps what they freed: `companion
-    run` on a 2304 x 1296 recording peaked at 300 MB (issue 12's limit), 287 MB with the
+    run` on a 2304 x 1296 recording peaked at 300 MB (issue 12's limit), 286 MB with the
     threshold fixed (benchmarks/run_footprint.py). Mapping each frame costs its page faults
     (about 3 ms a frame here at that size); 720p frames (2.7 MB) stay under the threshold."""
-    if "MALLOC_MMAP_THRESHOLD_" in os.environ or not sys.platform.startswith("linux"):
-        return
-    import contextlib
-    import ctypes
-
-    m_mmap_threshold = -3  # glibc's malloc.h
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").mallopt(m_mmap_threshold, MMAP_THRESHOLD)
+    _mallopt("MALLOC_MMAP_THRESHOLD_", -3, MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
 
 
 stay_offline()  # before ultralytics can be imported by any path

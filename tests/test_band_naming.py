@@ -22,6 +22,7 @@ from companion.layout import marker_squares
 from companion.synth.frame import Frame, FrameSpec, render_frame
 from companion.vision.band_naming import WHITE, BandNamer, balanced, frame_white_gains
 from companion.vision.calibration import TableCalibration, calibrate
+from companion.vision.detector import MIN_CONFIDENCE
 
 
 @cache
@@ -39,6 +40,14 @@ def visible_strips(f: Frame) -> list[tuple[str, tuple[float, float, float, float
             if s["visible_fraction"] >= 0.5 and s["hand_fraction"] <= 0.5:
                 out.append((card["card"], tuple(s["visible_bbox_mm"]), s["end"]))
     return out
+
+
+def announced(strips, names) -> list[tuple[str, str]]:
+    """(true card, card read) of every band read at or over the detector's gate."""
+    pairs = zip(strips, names, strict=True)
+    return [
+        (c, n.card) for (c, _, _), n in pairs if n is not None and n.confidence >= MIN_CONFIDENCE
+    ]
 
 
 @dataclass(frozen=True)
@@ -129,8 +138,7 @@ def test_a_band_washed_out_by_a_mirrored_ceiling_light_is_read_when_both_compari
         img[mask > 0] = img[mask > 0] * 0.5 + 0.5 * 235
     veiled = np.clip(img, 0, 255).astype(np.uint8)
     names = BandNamer(design_deck("ornate", 3)).name_boxes(veiled, cal, [b for _, b, _ in strips])
-    pairs = zip(strips, names, strict=True)
-    read = [(c, n.card) for (c, _, _), n in pairs if n is not None and n.confidence >= 0.3]
+    read = announced(strips, names)
     assert sum(c == card for c, card in read) >= 12, read
     assert all(c == card for c, card in read), read
 
@@ -147,8 +155,7 @@ def test_numerals_a_blurred_camera_softens_are_still_told_apart():
     strips = visible_strips(f)
     soft = cv2.GaussianBlur(f.image, (0, 0), 3.0)
     names = BandNamer(design_deck("foil", 3)).name_boxes(soft, cal, [b for _, b, _ in strips])
-    pairs = zip(strips, names, strict=True)
-    read = [(c, n.card) for (c, _, _), n in pairs if n is not None and n.confidence >= 0.3]
+    read = announced(strips, names)
     assert sum(c == card for c, card in read) >= 27, read
     assert sum(c != card for c, card in read) <= 1, read
 

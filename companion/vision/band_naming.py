@@ -279,18 +279,9 @@ def frame_white_gains(image: np.ndarray, cal: TableCalibration) -> np.ndarray:
     faces. Ones when no marker is seen. A bright frame clips the white in some channels
     (7 of 10 plain benchmark frames: a warm lamp's red at 255 like its green), which would
     hide the light's colour: then the colour comes from the markers' edges (`_edge_shares`)."""
-    from companion import layout
-    from companion.vision.plane import plane_patch
-
     if not cal.markers:
         return np.ones(3, np.float32)
-    pixels = []
-    for r in layout.marker_squares().values():
-        patch = plane_patch(image, cal, r.x0 - 4, r.y0 - 4, r.width + 8, r.height + 8, 1.0)
-        pixels.append(patch.reshape(-1, 3))
-    px = np.concatenate(pixels).astype(np.float32)
-    lum = px.mean(axis=1)
-    white = np.median(px[lum >= np.percentile(lum, 85)], axis=0)
+    white = markers_white(image, cal)
     if bool((white >= CLIPPED).any()):
         shares = _edge_shares(image, cal)
         if shares is not None:
@@ -298,6 +289,22 @@ def frame_white_gains(image: np.ndarray, cal: TableCalibration) -> np.ndarray:
     # a clipped channel reads 255 whatever the light: no channel is lowered below what it
     # reads unless the edges said how much brighter it is
     return (WHITE / np.maximum(white, 60.0)).astype(np.float32)
+
+
+def markers_white(image: np.ndarray, cal: TableCalibration) -> np.ndarray:
+    """The printed markers' white as the camera reads it (BGR): the median of the brightest
+    15 % of the pixels round the markers' squares, clipped channels included."""
+    from companion import layout
+    from companion.vision.plane import plane_patch
+
+    pixels = []
+    for r in layout.marker_squares().values():
+        patch = plane_patch(image, cal, r.x0 - 4, r.y0 - 4, r.width + 8, r.height + 8, 1.0)
+        pixels.append(patch.reshape(-1, 3))
+    px = np.concatenate(pixels).astype(np.float32)
+    lum = px.mean(axis=1)
+    white: np.ndarray = np.median(px[lum >= np.percentile(lum, 85)], axis=0)
+    return white
 
 
 def balanced(patch: np.ndarray, gains: np.ndarray) -> np.ndarray:
