@@ -79,6 +79,9 @@ class TablePipeline:
         if self.markers.same(image, self.calibration):
             return self.calibration
         found = calibrate(image)
+        if self.calibration is None and found is None:
+            # no calibration to keep meanwhile: look for the markers something touches
+            found = calibrate(image, recover=True) or found
         if found is not None and len(found.markers) == 4:
             if self.calibration is not None and found.moved_from(self.calibration):
                 self.recalibrations += 1

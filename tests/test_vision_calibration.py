@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, cast
 
 import numpy as np
 import pytest
 
 from companion import layout
+from companion.camera import Frame
 from companion.errors import BadInputError
+from companion.session import TablePipeline
+from companion.tracking.follower import GameFollower
 from companion.vision.calibration import calibrate, load_calibration
+from companion.vision.detector import FrameReading
 from tests.plane_helpers import camera_view, marker_plane
 
 PPM = 3.0
@@ -49,6 +54,67 @@ def test_three_markers_are_enough_and_two_are_not():
     assert _reprojection_px(cal, truth) < 5.0
     _cover(plane, squares[2])
     assert calibrate(camera_view(plane, PPM)[0]) is None
+
+
+def _touch(plane, r, corner: tuple[int, int], colour=(40, 30, 35)) -> None:
+    """A dark card over one corner of a tile: across its white border and 6 mm into the black
+    square, so the square's outline is no longer closed."""
+    cx, cy = (r.x0, r.y0) if corner == (0, 0) else (r.x1, r.y1)
+    sx, sy = (-1, -1) if corner == (0, 0) else (1, 1)
+    x0, x1 = sorted((cx - sx * 6, cx + sx * 60))
+    y0, y1 = sorted((cy - sy * 6, cy + sy * 60))
+    h, w = plane.shape[:2]
+    plane[
+        max(0, round(y0 * PPM)) : min(h, round(y1 * PPM)),
+        max(0, round(x0 * PPM)) : min(w, round(x1 * PPM)),
+    ] = colour
+
+
+@pytest.mark.parametrize("tilt", [0.0, 60.0])
+def test_markers_a_card_touches_are_found_where_the_others_place_them(tilt):
+    plane = marker_plane(PPM)
+    squares = layout.marker_squares()
+    _touch(plane, squares[1], (0, 0))
+    _touch(plane, squares[2], (0, 0), colour=(180, 200, 90))
+    _touch(plane, squares[3], (1, 1))
+    image, truth = camera_view(plane, PPM, tilt_px=tilt)
+    plain = calibrate(image, 2)
+    assert plain is None or len(plain.markers) < 2  # ArUco alone: the regions were guessed
+    cal = calibrate(image, 2, recover=True)
+    assert cal is not None and cal.markers == (0, 1, 2, 3)
+    assert _reprojection_px(cal, truth) < 1.5
+
+
+def test_a_game_whose_first_view_has_touched_markers_is_calibrated():
+    plane = marker_plane(PPM)
+    squares = layout.marker_squares()
+    _touch(plane, squares[1], (0, 0))
+    _touch(plane, squares[3], (1, 1))
+    image, truth = camera_view(plane, PPM, tilt_px=60.0)
+    pipeline = TablePipeline(cast(Any, NoCards()), GameFollower("2p", ["Alice", "Bob"]))
+    for i in range(4):
+        pipeline.process(Frame(image, i / 4, i))
+    assert pipeline.calibration is not None
+    assert pipeline.calibration.markers == (0, 1, 2, 3)
+    assert _reprojection_px(pipeline.calibration, truth) < 1.5
+
+
+class NoCards:
+    """Tests only: a detector that reads no card (the calibration is what is looked at)."""
+
+    def detect(self, image: np.ndarray, calibration: Any) -> FrameReading:
+        return FrameReading((), True)
+
+
+def test_a_covered_marker_is_not_made_up():
+    plane = marker_plane(PPM)
+    squares = layout.marker_squares()
+    _cover(plane, squares[3])
+    _touch(plane, squares[1], (0, 0))
+    image, truth = camera_view(plane, PPM)
+    cal = calibrate(image, 2, recover=True)
+    assert cal is not None and cal.markers == (0, 1, 2)
+    assert _reprojection_px(cal, truth) < 5.0
 
 
 def test_a_bumped_camera_is_noticed():

@@ -140,7 +140,7 @@ def still_calibration(
 
     if given is not None:
         return given, None
-    found = calibrate(image, STILL_MIN_MARKERS)
+    found = calibrate(image, STILL_MIN_MARKERS, recover=True)
     if found is not None:
         return found, None
     found = calibration_from_cards(image)

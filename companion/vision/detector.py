@@ -289,7 +289,7 @@ class CardDetector:
     def detect(self, image: np.ndarray, cal: TableCalibration | None = None) -> FrameReading:
         """Read one BGR frame; `cal` = a known calibration, else markers are looked for."""
         if cal is None:
-            cal = calibrate(image, STILL_MIN_MARKERS)
+            cal = calibrate(image, STILL_MIN_MARKERS, recover=True)
         if cal is None:
             cal = nominal_calibration(image)
         calibrated = cal.regions_known
