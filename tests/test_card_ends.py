@@ -74,3 +74,25 @@ def test_strips_of_two_cards_side_by_side_or_one_below_the_other_stay_apart():
     assert not are_two_ends(a, _strip("kamaboko-2", right, 0.8, flipped=True))
     # the next card below, the same way up: its strip faces away from the first card
     assert not are_two_ends(a, _strip("kamaboko-2", below, 0.8))
+
+
+def test_an_end_whose_skew_a_hand_threw_off_is_still_joined_to_its_other_end():
+    """Fridge card of benchmark frame foil-1 1: its bottom end, 28 % under a hand, was read
+    5 degrees off the card and as another value; its partner then lay 6.4 mm to the side of
+    where that end's own axis pointed."""
+    top, bottom = _card((170.0, 20.0), 4.0)
+    a = _strip("ajitama-0", top, 0.9, angle=4.0)
+    b = _strip("ajitama-5", bottom, 0.6, flipped=True, angle=-1.0)
+    assert are_two_ends(a, b)
+    assert [n.card for n in join_ends([a, b], [top, bottom]) if n] == ["ajitama-0"] * 2
+
+
+def test_a_box_the_finder_is_unsure_of_does_not_part_two_ends():
+    """A box on the card's picture between its ends (None: under the finder's sureness for
+    the between test) leaves them one card; a sure strip there makes them two."""
+    top, bottom = _card((380.0, 218.0))
+    a = _strip("shiitake-2", top, 0.6)
+    b = _strip("shiitake-5", bottom, 0.8, flipped=True)
+    picture = (378.0, 273.0)
+    assert [n.card for n in join_ends([a, b, None], [top, bottom, None]) if n] == ["shiitake-5"] * 2
+    assert join_ends([a, b, None], [top, bottom, picture]) == [a, b, None]

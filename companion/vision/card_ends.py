@@ -22,6 +22,9 @@ ENDS_APART_MM: Final = layout.CARD_H_MM - layout.INDEX_STRIP_MM
 ENDS_TOLERANCE_MM: Final = 6.0
 """How far the other strip may sit from where the first one puts it (skew of a few degrees
 over 72 mm, the finder's box edges)."""
+ENDS_ANGLE_DEG: Final = 6.0
+"""How far each end's own skew may turn from the line joining the two (the skew of a strip
+half covered is least sure)."""
 INSIDE_MARGIN_MM: Final = 4.0
 """Another strip whose centre lies this far inside the card between the two ends is a card
 lying over it: the two strips are then not one card's (a cascade's fifth card laid upside
@@ -45,18 +48,29 @@ def _local(n: Naming, point: tuple[float, float]) -> tuple[float, float]:
 
 
 def are_two_ends(a: Naming, b: Naming, others: Iterable[tuple[float, float]] = ()) -> bool:
-    """`a` and `b` are the two ends of one card: turned to each other, each where the other
-    puts it, and no other strip centre (`others`) on the card between them."""
-    for first, second in ((a, b), (b, a)):
-        x, y = _local(first, second.center_mm)
-        if math.hypot(x, y - ENDS_APART_MM) > ENDS_TOLERANCE_MM:
+    """`a` and `b` are the two ends of one card: turned to each other, one card length apart
+    along the card's axis, and no other strip centre (`others`) on the card between them.
+
+    The axis is the line through the two centres, held against each end's own skew: a strip
+    half under a hand was read 5 degrees off its card, which put its partner 6.4 mm to the side
+    of where its own axis pointed, over the tolerance."""
+    dx, dy = b.center_mm[0] - a.center_mm[0], b.center_mm[1] - a.center_mm[1]
+    length = math.hypot(dx, dy)
+    if abs(length - ENDS_APART_MM) > ENDS_TOLERANCE_MM:
+        return False
+    ux, uy = dx / length, dy / length
+    for end, towards in ((a, (ux, uy)), (b, (-ux, -uy))):
+        ax, ay = _axis(end)
+        # each end faces the other, within the angle its own skew may be off by
+        if ax * towards[0] + ay * towards[1] < math.cos(math.radians(ENDS_ANGLE_DEG)):
             return False
     half_w = layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM
     lo = layout.INDEX_STRIP_MM / 2 + INSIDE_MARGIN_MM
-    hi = ENDS_APART_MM - lo
+    hi = length - lo
     for point in others:
-        x, y = _local(a, point)
-        if abs(x) <= half_w and lo <= y <= hi:
+        px, py = point[0] - a.center_mm[0], point[1] - a.center_mm[1]
+        along, across = px * ux + py * uy, px * uy - py * ux
+        if abs(across) <= half_w and lo <= along <= hi:
             return False
     return True
 
@@ -80,10 +94,11 @@ def joined(a: Naming, b: Naming) -> tuple[Naming, Naming]:
 
 
 def join_ends(
-    namings: Sequence[Naming | None], centres_mm: Sequence[tuple[float, float]]
+    namings: Sequence[Naming | None], centres_mm: Sequence[tuple[float, float] | None]
 ) -> list[Naming | None]:
     """Every pair of strips that are one card's two ends, named as one (see `joined`);
-    `centres_mm`: every boxed strip's centre (named or not), for the nothing-between test."""
+    `centres_mm`: every boxed strip's centre (named or not; None: not a sure strip), for the
+    nothing-between test."""
     out = list(namings)
     live = [k for k, n in enumerate(namings) if n is not None]
     pairs: list[tuple[float, int, int]] = []
@@ -94,7 +109,7 @@ def join_ends(
             b = namings[m]
             assert b is not None
             # (read only for pairs that pass the geometry: most pairs do not)
-            others = (c for j, c in enumerate(centres_mm) if j != k and j != m)
+            others = (c for j, c in enumerate(centres_mm) if j != k and j != m and c is not None)
             if are_two_ends(a, b, others):
                 x, y = _local(a, b.center_mm)
                 pairs.append((math.hypot(x, y - ENDS_APART_MM), k, m))

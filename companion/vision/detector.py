@@ -43,6 +43,8 @@ MIN_CONFIDENCE = 0.3
 """Readings below this are dropped (junk boxes on distractors score low on every card)."""
 SAME_CARD_MM = (layout.CARD_H_MM - layout.INDEX_STRIP_MM, 12.0)
 """Two strips of one id this far apart (+/- tolerance) are the two ends of one card."""
+BETWEEN_MIN_CONFIDENCE: Final = 0.5
+"""A box that says two strips are two cards (lying between them) when the finder is this sure."""
 SAME_BOX_IOU: Final = 0.8
 """A box this close to one of the previous reading (same calibration) is the same strip..."""
 UNCHANGED_LEVEL: Final = 24
@@ -336,7 +338,12 @@ class CardDetector:
         # the two ends of a card are joined after the memory took the namings as read (joined
         # again at every frame, two agreeing ends would grow surer and surer)
         boxes = [_box_mm(x, ppm) for x in dets.xyxy]
-        centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
+        # a strip between two ends says they are two cards; a box the finder is unsure of (on
+        # a card's picture, 0.33) says nothing
+        centres = [
+            ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) if c >= BETWEEN_MIN_CONFIDENCE else None
+            for b, c in zip(boxes, dets.confidence, strict=True)
+        ]
         readings = []
         for naming, det_conf in zip(join_ends(namings, centres), dets.confidence, strict=True):
             if naming is None:
