@@ -7,7 +7,12 @@ import math
 import pytest
 
 from companion import layout
-from companion.vision.card_ends import ENDS_APART_MM, are_two_ends, join_ends
+from companion.vision.card_ends import (
+    ENDS_APART_MM,
+    are_two_ends,
+    drop_turned_over_upright,
+    join_ends,
+)
 from companion.vision.naming import Naming
 
 
@@ -96,3 +101,36 @@ def test_a_box_the_finder_is_unsure_of_does_not_part_two_ends():
     picture = (378.0, 273.0)
     assert [n.card for n in join_ends([a, b, None], [top, bottom, None]) if n] == ["shiitake-5"] * 2
     assert join_ends([a, b, None], [top, bottom, picture]) == [a, b, None]
+
+
+def test_a_cascade_band_read_turned_under_the_bands_above_it_is_dropped():
+    """foil-1 frame 2: the last card of a bowl had its top band read turned, a 2 as a 6; the
+    bands of the cards under it, upright, lie where that turned reading puts its card."""
+    step = 16.0
+    centres = [(300.0, 100.0 + k * step) for k in range(4)]
+    namings: list[Naming | None] = [_strip(f"nori-{k}", c, 0.8) for k, c in enumerate(centres[:3])]
+    namings.append(_strip("kamaboko-6", centres[3], 0.7, flipped=True))
+    kept = drop_turned_over_upright(namings, centres)
+    assert kept[:3] == namings[:3] and kept[3] is None
+
+
+def test_turned_readings_the_table_agrees_with_are_kept():
+    # the bottom end of a bowl's last card, 72 mm under its own top band
+    top, bottom = _card((300.0, 100.0))
+    ends = [_strip("nori-2", top, 0.8), _strip("nori-2", bottom, 0.8, flipped=True)]
+    assert drop_turned_over_upright(ends, [top, bottom]) == ends
+    # a row of cards laid upward, each turned: every band's card lies above it
+    centres = [(300.0, 200.0 - k * 16.0) for k in range(4)]
+    turned = [_strip(f"menma-{k}", c, 0.8, flipped=True) for k, c in enumerate(centres)]
+    assert drop_turned_over_upright(turned, centres) == turned
+    # an upright band beside a turned one (the next bowl), and one the finder is unsure of
+    side = [
+        _strip("negi-1", (300.0, 150.0), 0.8, flipped=True),
+        _strip("chashu-3", (440.0, 120.0), 0.8),
+    ]
+    assert drop_turned_over_upright(side, [(300.0, 150.0), (440.0, 120.0)]) == side
+    unsure = [side[0], _strip("chashu-3", (300.0, 120.0), 0.8)]
+    assert drop_turned_over_upright(unsure, [(300.0, 150.0), None]) == unsure
+    # a box on a card's picture that the namer names with no confidence
+    blank = [side[0], _strip("chashu-3", (300.0, 120.0), 0.05)]
+    assert drop_turned_over_upright(blank, [(300.0, 150.0), (300.0, 120.0)]) == blank

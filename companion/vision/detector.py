@@ -26,7 +26,7 @@ from companion.vision.backends import (
 )
 from companion.vision.band_naming import BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
-from companion.vision.card_ends import join_ends, joined
+from companion.vision.card_ends import drop_turned_over_upright, join_ends, joined
 from companion.vision.detections import Detections
 from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
@@ -345,7 +345,8 @@ class CardDetector:
             for b, c in zip(boxes, dets.confidence, strict=True)
         ]
         readings = []
-        for naming, det_conf in zip(join_ends(namings, centres), dets.confidence, strict=True):
+        read = drop_turned_over_upright(join_ends(namings, centres), centres)
+        for naming, det_conf in zip(read, dets.confidence, strict=True):
             if naming is None:
                 continue
             conf = float(det_conf) * naming.confidence
