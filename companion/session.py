@@ -78,10 +78,8 @@ class TablePipeline:
         rectified view frame after frame: strips that did not change keep their names)."""
         if self.markers.same(image, self.calibration):
             return self.calibration
-        found = calibrate(image)
-        if self.calibration is None and found is None:
-            # no calibration to keep meanwhile: look for the markers something touches
-            found = calibrate(image, recover=True) or found
+        # with no calibration to keep meanwhile, look for the markers something touches too
+        found = calibrate(image, recover=self.calibration is None)
         if found is not None and len(found.markers) == 4:
             if self.calibration is not None and found.moved_from(self.calibration):
                 self.recalibrations += 1

@@ -18,9 +18,14 @@ from companion.deck.designs import (
     design_deck,
     parse_deck_spec,
 )
-from companion.layout import marker_squares
 from companion.synth.frame import Frame, FrameSpec, render_frame
-from companion.vision.band_naming import WHITE, BandNamer, balanced, frame_white_gains
+from companion.vision.band_naming import (
+    WHITE,
+    BandNamer,
+    balanced,
+    frame_white_gains,
+    markers_white,
+)
 from companion.vision.calibration import TableCalibration, calibrate
 from companion.vision.detector import MIN_CONFIDENCE
 
@@ -199,16 +204,8 @@ def test_a_warm_lamp_that_clips_the_markers_white_is_still_seen_as_warm():
     def lit(exposure: float) -> np.ndarray:
         return np.clip(f.image.astype(np.float32) * lamp * exposure, 0, 255).astype(np.uint8)
 
-    def white(image: np.ndarray) -> np.ndarray:
-        """The brightest pixels' median round the first marker seen."""
-        square = marker_squares()[cal.markers[0]]
-        x0, y0 = cal.to_image([[square.x0 - 4, square.y0 - 4]])[0].astype(int)
-        x1, y1 = cal.to_image([[square.x1 + 4, square.y1 + 4]])[0].astype(int)
-        px = image[y0:y1, x0:x1].reshape(-1, 3)
-        return np.median(px[px.mean(axis=1) >= np.percentile(px.mean(axis=1), 90)], axis=0)
-
-    assert white(lit(1.0)).max() < 240  # the dim white is not clipped...
-    assert white(lit(2.0))[1:].min() >= 254  # ... the bright one is, in green and red
+    assert markers_white(lit(1.0), cal).max() < 240  # the dim white is not clipped...
+    assert markers_white(lit(2.0), cal)[1:].min() >= 254  # ... the bright one is, in G and R
     dim, bright = frame_white_gains(lit(1.0), cal), frame_white_gains(lit(2.0), cal)
     assert bright[0] / bright[2] == pytest.approx(dim[0] / dim[2], rel=0.05)
     assert bright[1] / bright[2] == pytest.approx(dim[1] / dim[2], rel=0.05)

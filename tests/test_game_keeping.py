@@ -41,8 +41,8 @@ from companion.tracking.gamelog import GameLog, GameLogBusyError, LogLock, lock_
 from companion.ui import viewmodels as vm
 from companion.ui.controller import Settings
 from companion.ui.settings_store import SettingsStore
-from companion.vision.detector import FrameReading
 from tests.camera_helpers import grey_level, write_folder, write_video
+from tests.plane_helpers import NoCards
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_VIDEO = ROOT / "companion" / "assets" / "demo" / "recording.mp4"
@@ -361,13 +361,6 @@ def test_a_run_whose_source_fails_logs_no_game_and_resume_finds_the_real_one(tmp
 
 
 # -- the calibration view, saved settings ------------------------------------------------------
-
-
-class NoCards:
-    """Tests only: a detector that reads no card (the markers are what is drawn)."""
-
-    def detect(self, image: np.ndarray, calibration: Any) -> FrameReading:
-        return FrameReading((), True)
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,7 @@ from companion.errors import BadInputError
 from companion.session import TablePipeline
 from companion.tracking.follower import GameFollower
 from companion.vision.calibration import calibrate, load_calibration
-from companion.vision.detector import FrameReading
-from tests.plane_helpers import camera_view, marker_plane
+from tests.plane_helpers import NoCards, camera_view, marker_plane
 
 PPM = 3.0
 
@@ -97,13 +96,6 @@ def test_a_game_whose_first_view_has_touched_markers_is_calibrated():
     assert pipeline.calibration is not None
     assert pipeline.calibration.markers == (0, 1, 2, 3)
     assert _reprojection_px(pipeline.calibration, truth) < 1.5
-
-
-class NoCards:
-    """Tests only: a detector that reads no card (the calibration is what is looked at)."""
-
-    def detect(self, image: np.ndarray, calibration: Any) -> FrameReading:
-        return FrameReading((), True)
 
 
 def test_a_covered_marker_is_not_made_up():

@@ -610,8 +610,8 @@ class BandNamer:
             tuple(
                 np.ascontiguousarray(outline[y0:y1, x0:x1])
                 for outline in (
-                    [shape]
-                    + [_shape(cv2.GaussianBlur(rep, (0, 0), b * PPM)) for b in VALUE_BLURS_MM[1:]]
+                    _shape(cv2.GaussianBlur(rep, (0, 0), b * PPM)) if b else shape
+                    for b in VALUE_BLURS_MM
                 )
             )
             for rep, shape, (y0, y1, x0, x1) in zip(

@@ -64,15 +64,18 @@ def are_two_ends(a: Naming, b: Naming, others: Iterable[tuple[float, float]] = (
         # each end faces the other, within the angle its own skew may be off by
         if ax * towards[0] + ay * towards[1] < math.cos(math.radians(ENDS_ANGLE_DEG)):
             return False
-    half_w = layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM
-    lo = layout.INDEX_STRIP_MM / 2 + INSIDE_MARGIN_MM
-    hi = length - lo
     for point in others:
         px, py = point[0] - a.center_mm[0], point[1] - a.center_mm[1]
-        along, across = px * ux + py * uy, px * uy - py * ux
-        if abs(across) <= half_w and lo <= along <= hi:
+        if _between_ends(px * ux + py * uy, px * uy - py * ux, length):
             return False
     return True
+
+
+def _between_ends(along: float, across: float, length: float) -> bool:
+    """A point `along` / `across` a card's axis from one end's centre lies on the card, clear
+    of both of its strips (the other end `length` further along)."""
+    lo = layout.INDEX_STRIP_MM / 2 + INSIDE_MARGIN_MM
+    return abs(across) <= layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM and lo <= along <= length - lo
 
 
 def joined(a: Naming, b: Naming) -> tuple[Naming, Naming]:
@@ -142,9 +145,6 @@ def drop_turned_over_upright(
     top band read turned (the value read upside down: a 2 as a 6). A value that reads the same
     either way (a 0) can be read turned and right: on the hard frames 3 such were dropped."""
     out = list(namings)
-    half_w = layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM
-    lo = layout.INDEX_STRIP_MM / 2 + INSIDE_MARGIN_MM
-    hi = ENDS_APART_MM - lo
     for k, turned in enumerate(namings):
         if turned is None or not turned.flipped:
             continue
@@ -157,7 +157,7 @@ def drop_turned_over_upright(
             if abs(skew) > TURNED_PARALLEL_DEG:
                 continue
             x, y = _local(turned, upright.center_mm)
-            if abs(x) <= half_w and lo <= y <= hi:
+            if _between_ends(y, x, ENDS_APART_MM):
                 out[k] = None
                 break
     return out

@@ -95,7 +95,6 @@ def _refine(templ: np.ndarray, patch: np.ndarray, start: np.ndarray) -> np.ndarr
     mask = _agreeing(templ, patch, start)
     if mask is None:
         return None
-    warp = start
     for _ in range(OUTLIER_ROUNDS):
         try:
             ecc, warp = cv2.findTransformECC(
