@@ -55,3 +55,8 @@ def test_scoring_follows_the_eval_detector_rule() -> None:
 def test_arguments() -> None:
     args = parse_args(["--frames", "2", "--families", "ornate,foil", "--seeds", "1,2"])
     assert args.families == ["ornate", "foil"] and args.seeds == [1, 2] and args.frames == 2
+
+
+def test_skew_slice_is_asked_for_and_cached_apart() -> None:
+    assert parse_args([]).skew is None
+    assert parse_args(["--skew", "10"]).skew == 10.0

@@ -12,7 +12,7 @@ from companion.deck.deckdir import load_deck
 from companion.synth.camera import Light, look_at_camera
 from companion.synth.frame import FrameSpec, render_frame, render_scene
 from companion.synth.raster import Look
-from companion.synth.scene import Hand, PlacedCard, Scene
+from companion.synth.scene import Hand, PlacedCard, Scene, SceneStyle, random_scene
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +127,45 @@ def test_random_scene_cards_are_unique_and_markers_are_seen(deck):
         for m in seen:  # corners lie inside the frame
             pts = np.asarray(m["corners_px"])
             assert (pts >= -1).all() and (pts[:, 0] <= f.image.shape[1]).all()
+
+
+def _laid_angles(style: SceneStyle) -> np.ndarray:
+    """|angle| of the cards laid in the Fridge and the bowls, folded to 0..90 (a card laid
+    upside down is as straight as one laid upright); the scan area may hold a fan."""
+    out = []
+    for seed in range(12):
+        scene = random_scene(np.random.default_rng(seed), style)
+        for item in scene.items:
+            if isinstance(item, PlacedCard) and item.region not in (None, "scan"):
+                out.append(abs((item.angle + 90.0) % 180.0 - 90.0))
+    return np.asarray(out)
+
+
+def test_laid_cards_sit_as_straight_as_the_skew_allows() -> None:
+    """The benchmark's --skew slice lays cards as a player may (the README: within about 10
+    degrees), spread across that range; the default scenes stay nearly straight."""
+    straight = _laid_angles(SceneStyle())
+    skewed = _laid_angles(SceneStyle(skew_deg=10.0))
+    assert len(straight) > 100 and len(skewed) > 100
+    assert np.median(straight) < 2.5 and straight.max() <= 10.0
+    assert skewed.max() <= 10.0
+    assert 4.0 < np.median(skewed) < 6.0  # uniform over 0..10: a median near 5
+    assert (skewed > 8.0).mean() > 0.1
+
+
+def _bowl_angles(truth: dict) -> np.ndarray:
+    return np.asarray(
+        [
+            abs((c["angle_deg"] + 90.0) % 180.0 - 90.0)
+            for c in truth["cards"]
+            if str(c["placed_region"]).startswith("bowl")
+        ]
+    )
+
+
+def test_skew_reaches_the_rendered_frame(deck) -> None:
+    skewed = _bowl_angles(render_frame(deck, 31, 0, FrameSpec(split="test", skew_deg=10.0)).truth)
+    straight = _bowl_angles(render_frame(deck, 31, 0, FrameSpec(split="test")).truth)
+    assert len(skewed) >= 5 and len(straight) >= 5
+    assert skewed.max() <= 10.0
+    assert np.median(skewed) > np.median(straight) + 1.5

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import cv2
@@ -60,6 +60,8 @@ class FrameSpec:
     """`train` or `test`: different random streams; `test` also uses held-out tables/light."""
     width: int | None = None
     """Fixed output width, or None to pick from camera.WIDTHS per frame."""
+    skew_deg: float | None = None
+    """Laid cards turned uniformly within +- this (SceneStyle.skew_deg); None: nearly straight."""
 
     @property
     def stream(self) -> int:
@@ -71,7 +73,8 @@ class FrameSpec:
             if self.split == "train"
             else TEXTURE_FAMILIES
         )
-        return SceneStyle.hard(textures) if self.hard else SceneStyle(textures=textures)
+        style = SceneStyle.hard(textures) if self.hard else SceneStyle(textures=textures)
+        return style if self.skew_deg is None else replace(style, skew_deg=self.skew_deg)
 
 
 @dataclass

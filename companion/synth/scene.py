@@ -107,6 +107,10 @@ class SceneStyle:
     distractors: tuple[int, int] = (1, 7)
     upside_down: float = 0.08
     scan_probability: float = 0.6
+    skew_deg: float | None = None
+    """None: laid cards (Fridge, bowls, scan cascades) sit within a few degrees of straight,
+    as the training scenes have them; a number: each is turned uniformly within +- that many
+    degrees, as a player following the README's "within about 10 degrees" may lay them."""
 
     @staticmethod
     def hard(textures: tuple[str, ...] | None = None) -> SceneStyle:
@@ -161,9 +165,16 @@ SKIN_TONES: Final[tuple[tuple[int, int, int], ...]] = (
 )
 
 
-def _jitter_angle(rng: np.random.Generator, spread: float, upside_down: float) -> float:
-    a = float(rng.normal(0.0, spread / 2.0))
-    a = max(-2 * spread, min(2 * spread, a))
+def _jitter_angle(
+    rng: np.random.Generator, spread: float, upside_down: float, skew: float | None = None
+) -> float:
+    """A laid card's angle: normal about straight (sd spread / 2, within 2 spread), or
+    uniform within +- `skew` when given."""
+    if skew is None:
+        a = float(rng.normal(0.0, spread / 2.0))
+        a = max(-2 * spread, min(2 * spread, a))
+    else:
+        a = float(rng.uniform(-skew, skew))
     if rng.random() < upside_down:
         a += 180.0
     return a
@@ -176,8 +187,10 @@ def cascade(
     region: str | None,
     upside_down: float = 0.08,
     offsets: tuple[float, float] = (12.0, 24.0),
+    skew: float | None = None,
 ) -> list[PlacedCard]:
-    """A bowl's cards laid downward, each about one index strip lower than the last (layout.py)."""
+    """A bowl's cards laid downward, each about one index strip lower than the last (layout.py);
+    `skew`: see SceneStyle.skew_deg."""
     out = []
     x, y = top_center[0], top_center[1] + layout.CARD_H_MM / 2
     for cid in cards:
@@ -185,7 +198,7 @@ def cascade(
             PlacedCard(
                 cid,
                 (x + float(rng.normal(0, 2.0)), y),
-                _jitter_angle(rng, 5.0, upside_down),
+                _jitter_angle(rng, 5.0, upside_down, skew),
                 True,
                 region,
             )
@@ -250,7 +263,7 @@ def random_scene(
             PlacedCard(
                 cid,
                 (cx + float(rng.normal(0, 3)), cy + float(rng.normal(0, 3))),
-                _jitter_angle(rng, 4.0, style.upside_down),
+                _jitter_angle(rng, 4.0, style.upside_down, style.skew_deg),
                 True,
                 "fridge",
             )
@@ -261,7 +274,9 @@ def random_scene(
         k = int(rng.integers(style.min_bowl_cards, style.max_bowl_cards + 1))
         top = (r.center[0] + float(rng.normal(0, 4)), r.y0 + float(rng.uniform(2, 14)))
         offsets = (12.0, 24.0) if k <= 9 else (12.0, 21.0)
-        items.extend(cascade(take(k), top, rng, f"bowl-{n}", style.upside_down, offsets))
+        items.extend(
+            cascade(take(k), top, rng, f"bowl-{n}", style.upside_down, offsets, style.skew_deg)
+        )
     # the scan area
     if rng.random() < style.scan_probability and pool:
         sr = layout.region_by_id("scan").rect
@@ -271,7 +286,9 @@ def random_scene(
                 float(rng.uniform(sr.x0 + 45, sr.x1 - 45)),
                 sr.y0 + float(rng.uniform(0, 30)),
             )
-            items.extend(cascade(take(k), top, rng, "scan", style.upside_down, (14.0, 28.0)))
+            items.extend(
+                cascade(take(k), top, rng, "scan", style.upside_down, (14.0, 28.0), style.skew_deg)
+            )
         else:
             pivot = (float(rng.uniform(sr.x0 + 110, sr.x1 - 110)), float(rng.uniform(250, 330)))
             items.extend(fan(take(k), pivot, rng, "scan"))
