@@ -32,8 +32,9 @@ from companion.deck.deckdir import Deck
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.band_embedding import TOP_MM, AnyBandEmbedder, load_embedder
 from companion.vision.calibration import TableCalibration
-from companion.vision.naming import Naming, _parabola, _skew_deg
+from companion.vision.naming import Naming
 from companion.vision.plane import scale_matrix
+from companion.vision.skew import band_edge_skew, edge_skew_deg
 
 PPM: Final = 2.5
 """Resolution the bands are compared at: a 7 mm numeral keeps 14 px."""
@@ -176,49 +177,6 @@ def value_score(region: np.ndarray, templ: np.ndarray) -> float | None:
     if region.shape[0] < templ.shape[0] or region.shape[1] < templ.shape[1]:
         return None
     return float(cv2.matchTemplate(region, templ, cv2.TM_CCOEFF_NORMED).max())
-
-
-SKEW_RANGE_DEG: Final = 14.0
-
-
-def _line_skew(bgr: np.ndarray) -> float:
-    """Angle (degrees, counter-clockwise) of the longest straight edge within SKEW_RANGE_DEG
-    of horizontal: a Hough vote of edge pixels over (angle, offset). Edges are taken in colour
-    (a purple card on a brown one differs little in grey), and each pixel's vote is capped so
-    a long card edge outvotes the short, high-contrast strokes of a numeral."""
-    g = cv2.GaussianBlur(bgr.astype(np.float32), (0, 0), 1.0)
-    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
-    gx2 = (gx * gx).sum(axis=2)
-    gy2 = (gy * gy).sum(axis=2)
-    mag = np.sqrt(gx2 + gy2)
-    thr = max(float(np.percentile(mag, 80)), 12.0)
-    ys, xs = np.nonzero((mag >= thr) & (gy2 > gx2))
-    if len(xs) < 20:
-        return 0.0
-    wts = np.minimum(mag[ys, xs], 2 * thr)
-    h, w = bgr.shape[:2]
-    angles = np.deg2rad(np.arange(-SKEW_RANGE_DEG, SKEW_RANGE_DEG + 0.01, 0.5))
-    # image y points down: a line turned counter-clockwise by a has y = y0 - x tan(a)
-    offs = ys[None, :] * np.cos(angles)[:, None] + xs[None, :] * np.sin(angles)[:, None]
-    n_bins = 2 * (h + w + 2)
-    # one histogram per angle, all in one bincount (each angle's bins after the previous
-    # angle's): the same sums in the same order as one call per angle, 57 calls fewer
-    bins = np.clip(np.round(offs).astype(np.int64) + w, 0, n_bins - 1)
-    bins += (np.arange(len(angles)) * n_bins)[:, None]
-    hist = np.bincount(
-        bins.ravel(),
-        weights=np.broadcast_to(wts, offs.shape).ravel(),
-        minlength=n_bins * len(angles),
-    )
-    votes = hist.reshape(len(angles), n_bins).max(axis=1)
-    best_k = int(np.argmax(votes))
-    a = float(np.rad2deg(angles[best_k]))
-    if 0 < best_k < len(votes) - 1:
-        a += 0.5 * _parabola(
-            float(votes[best_k - 1]), float(votes[best_k]), float(votes[best_k + 1])
-        )
-    return a
 
 
 REGISTER_PX: Final = 4
@@ -750,19 +708,14 @@ class BandNamer:
         """The band's tilt: the longest straight edge near the box (the card's top edge, 63 mm
         of it), searched among lines within SKEW_RANGE_DEG of horizontal; turned cards (fans)
         fall back on the dominant edge direction modulo 90 degrees."""
+        if not squarish:
+            return band_edge_skew(image, cal, cx, cy, flipped)
         ppm = 2.0
-        if squarish:
-            w = h = CARD_W_MM + 8
-        else:
-            w, h = CARD_W_MM + 8, INDEX_STRIP_MM + 12
+        w = h = CARD_W_MM + 8
         view = scale_matrix(ppm, cx - w / 2, cy - h / 2) @ cal.plane_from_image
         size = (max(8, round(w * ppm)), max(8, round(h * ppm)))
         patch = cv2.warpPerspective(image, view, size, flags=cv2.INTER_LINEAR)
-        if squarish:
-            return _skew_deg(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32))
-        # the band's own top edge, not the next card of a cascade lying over its lower part
-        half = round(patch.shape[0] * 0.55)
-        return _line_skew(patch[patch.shape[0] - half :] if flipped else patch[:half])
+        return edge_skew_deg(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32))
 
     def _coarse(self, rep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every ingredient's mean band against the band at half size: (scores, positions in

@@ -24,6 +24,7 @@ from companion.deck.deckdir import Deck
 from companion.layout import CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.calibration import TableCalibration
 from companion.vision.plane import plane_patch, scale_matrix
+from companion.vision.skew import band_edge_skews, edge_skew_deg, parabola_offset
 from companion.vision.strip_classifier import AnyStripClassifier
 
 LOCATE_PX_PER_MM: Final = 1.5
@@ -46,6 +47,10 @@ SKEW_RETRIES_DEG: Final = (-8.0, -4.0, 4.0, 8.0)
 UPRIGHT_DEG: Final = 3.0
 """A strip found within this of upright (or of a quarter turn) gets no skew retries: its edges
 are the box's own, the skew they give is as sure as on any upright strip."""
+LINE_APART_DEG: Final = 1.5
+"""A strip's top edge this far from the edge directions' skew is read along it too..."""
+LINE_CANDIDATES: Final = 2
+"""... each of the longest few straight edges where it may lie (the best match wins)."""
 REFINE_TOP: Final = 4
 """Candidates (card and orientation) re-scored at their best alignment."""
 PIP_OVERRIDE: Final = 0.08
@@ -139,29 +144,11 @@ def _whiteness(bgr: np.ndarray) -> np.ndarray:
     return cv2.min(cv2.min(b, g), r)
 
 
-def _skew_deg(gray: np.ndarray) -> float:
-    """Dominant edge direction modulo 90 degrees, in -45..45, counter-clockwise as in cv2."""
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    mag2 = gx * gx + gy * gy
-    theta = np.arctan2(gy, gx)
-    c = float(np.sum(mag2 * np.cos(4 * theta)))
-    s = float(np.sum(mag2 * np.sin(4 * theta)))
-    # image y points down, so atan2 gives the clockwise angle: negate for cv2's convention
-    return -math.degrees(math.atan2(s, c) / 4)
-
-
 @cache
 def _search_mask(res_shape: tuple[int, int], cx: float, cy: float) -> np.ndarray:
     ys, xs = np.mgrid[0 : res_shape[0], 0 : res_shape[1]]
     sx, sy = SEARCH_X_MM * LOCATE_PX_PER_MM, SEARCH_Y_MM * LOCATE_PX_PER_MM
     return (np.abs(xs - cx) <= sx) & (np.abs(ys - cy) <= sy)
-
-
-def _parabola(a: float, b: float, c: float) -> float:
-    """Sub-pixel offset of a peak b between neighbours a and c."""
-    den = a - 2 * b + c
-    return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
 
 
 def _unit(img: np.ndarray) -> np.ndarray:
@@ -293,6 +280,16 @@ class StripNamer:
             if loc is None:
                 continue
             variants.append((k, loc))
+            if box[3] - box[1] <= 0.5 * (box[2] - box[0]):
+                # a card laid askew in a cascade: the next card across the strip's lower part
+                # pulls the edge directions towards its own angle; the strip's own top edge
+                # does not (a strip 8 degrees off read at 0 lost its numeral)
+                centre = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+                for line in band_edge_skews(image, cal, *centre, LINE_CANDIDATES):
+                    if abs(line - loc.angle_deg) >= LINE_APART_DEG:
+                        on_edge = self._locate(image, cal, box, line)
+                        if on_edge is not None:
+                            variants.append((k, on_edge))
             off_axis = abs((loc.angle_deg + 45.0) % 90.0 - 45.0) > UPRIGHT_DEG
             if off_axis and box[3] - box[1] > 0.5 * (box[2] - box[0]):
                 for d in SKEW_RETRIES_DEG:
@@ -402,13 +399,19 @@ class StripNamer:
         return _zero_mean_unit_var(_white_balanced(f))
 
     def _locate(
-        self, image: np.ndarray, cal: TableCalibration, box: tuple[float, float, float, float]
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        box: tuple[float, float, float, float],
+        skew: float | None = None,
     ) -> _Located | None:
         """Where exactly the strip lies, its skew, and which way up it is.
 
-        Edge directions give the skew only modulo 90 degrees: a box that is not clearly wider
-        than tall (a card turned more than ~15 degrees, e.g. fanned in the scan area) is also
-        tried a quarter turn further, in a square patch that holds either.
+        `skew`: read along this tilt instead of the edge directions' (a cascade's next card
+        across the strip pulls those its way). Edge directions give the skew only modulo 90
+        degrees: a box that is not clearly wider than tall (a card turned more than ~15
+        degrees, e.g. fanned in the scan area) is also tried a quarter turn further, in a
+        square patch that holds either.
         """
         ppm = LOCATE_PX_PER_MM
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
@@ -421,7 +424,7 @@ class StripNamer:
             pw, ph = CARD_W_MM + 2 * SEARCH_X_MM + 4, INDEX_STRIP_MM + 2 * SEARCH_Y_MM + 4
         patch = plane_patch(image, cal, cx - pw / 2, cy - ph / 2, pw, ph, ppm)
         white0 = _whiteness(patch)
-        skew = _skew_deg(white0)
+        skew = edge_skew_deg(white0) if skew is None else skew
         h, w = white0.shape
         best: tuple[float, float, float, bool, float, np.ndarray] | None = None
         for angle in (skew, skew + 90.0) if squarish else (skew,):
@@ -435,8 +438,9 @@ class StripNamer:
                 masked = np.where(_search_mask(res.shape, (w - tw) / 2, (h - th) / 2), res, -2.0)
                 iy, ix = np.unravel_index(int(np.argmax(masked)), masked.shape)
                 if best is None or masked[iy, ix] > best[0]:
-                    fx = _parabola(*res[iy, ix - 1 : ix + 2]) if 0 < ix < res.shape[1] - 1 else 0
-                    fy = _parabola(*res[iy - 1 : iy + 2, ix]) if 0 < iy < res.shape[0] - 1 else 0
+                    rows, cols = res.shape
+                    fx = parabola_offset(*res[iy, ix - 1 : ix + 2]) if 0 < ix < cols - 1 else 0
+                    fy = parabola_offset(*res[iy - 1 : iy + 2, ix]) if 0 < iy < rows - 1 else 0
                     best = (
                         float(masked[iy, ix]),
                         ix + fx + tw / 2,
