@@ -336,6 +336,34 @@ def test_enrolment_photos_keep_their_cards_tints_apart_through_the_cloth():
     assert np.allclose(corrected.max(), WHITE, rtol=0.1)
 
 
+def test_a_pale_patch_of_art_taken_for_paper_does_not_colour_the_deck():
+    """A full-bleed deck has no white card stock: in 2 of its 7 photos a pale patch of the art
+    passed for paper (measured on the `corner` design: gains 1.25/1.68/0.97 and 1.61/2.27/1.73,
+    which turned every reference 1.8 x green and swapped its two browns). Photos that do not
+    agree on their cards' white set no white: the photos keep their light, made alike through
+    the cloth. Seven photos of real card stock still do."""
+    from companion.vision.band_naming import WHITE, cloth_corrections
+
+    cloth = np.array([55.0, 105.0, 60.0], np.float32)
+    casts = np.array([[0.9, 0.95, 1.05]] * 7, np.float32)
+    casts[3] = (0.85, 0.97, 1.08)
+    meta = _photo_meta(cloth * casts)
+    paper = np.ones((7, 3), np.float32)
+    paper[2] = (1.25, 1.68, 0.97)
+    paper[5] = (1.61, 2.27, 1.73)
+    fix = cloth_corrections(meta, paper)
+    assert fix is not None
+    total = paper * fix  # what each photo's faces are multiplied by
+    alike = np.median(cloth * casts, axis=0) / (cloth * casts)  # the cloth made alike only
+    assert np.allclose(total, alike, rtol=1e-5)
+
+    stock = WHITE / (235.0 * casts)  # seven photos of white card stock, each in its own light
+    fix = cloth_corrections(meta, stock)
+    assert fix is not None
+    white = 235.0 * casts * stock * fix  # the card stock as each photo's faces end up
+    assert np.allclose(white, WHITE, rtol=0.01)
+
+
 def test_photos_on_different_cloths_keep_their_own_white_balance():
     from companion.vision.band_naming import cloth_corrections
 

@@ -385,6 +385,14 @@ shifts a green felt's shares by up to about 0.05; a green felt and a grey cloth 
 apart."""
 
 
+WHITE_AGREE: Final = 0.1
+"""The cards' white of two photos, their light made alike through the cloth, differs by at most
+this share per channel: 0.075 at most on 8 decks with white card stock, 0.24-0.40 where the
+"white" was a pale part of the art or a foil's sheen."""
+MIN_WHITE_PHOTOS: Final = 4
+"""Photos that must agree on the cards' white before it sets the deck's colour."""
+
+
 def cloth_corrections(meta: dict, paper: np.ndarray) -> np.ndarray | None:
     """Per ingredient (7, 3): the factors that turn each enrolment photo's own white balance
     (`paper`: the gains that made its cards' brightest pale pixels white) into one shared by
@@ -404,9 +412,15 @@ def cloth_corrections(meta: dict, paper: np.ndarray) -> np.ndarray | None:
     common = cloth_gains = np.median(cloth, axis=0) / cloth  # each photo's light made alike
     found = ~np.all(np.isclose(paper, 1.0), axis=1)
     if found.any():
-        # the cards' white in the photos made alike, then brought to WHITE once for all
-        white = np.median((WHITE / paper[found]) * cloth_gains[found], axis=0)
-        common = cloth_gains * (WHITE / np.maximum(white, 1.0))
+        # the cards' white in the photos made alike, then brought to WHITE once for all: if
+        # the photos agree on it (one card stock under light made alike). A pale patch of art
+        # a photo took for paper does not agree with the others, and one such patch set the
+        # whole deck's colour (a full-bleed deck turned 1.8 x green: its two browns swapped)
+        whites = (WHITE / paper[found]) * cloth_gains[found]
+        agree = np.all(np.abs(whites / np.median(whites, axis=0) - 1) <= WHITE_AGREE, axis=1)
+        if int(agree.sum()) >= MIN_WHITE_PHOTOS:
+            white = np.median(whites[agree], axis=0)
+            common = cloth_gains * (WHITE / np.maximum(white, 1.0))
     return (common / paper).astype(np.float32)
 
 
