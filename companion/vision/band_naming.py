@@ -387,7 +387,7 @@ apart."""
 
 WHITE_AGREE: Final = 0.1
 """The cards' white of two photos, their light made alike through the cloth, differs by at most
-this share per channel: 0.075 at most on 8 decks with white card stock, 0.24-0.40 where the
+this share per channel: 0.075 at most on 7 decks with white card stock, 0.24-0.40 where the
 "white" was a pale part of the art or a foil's sheen."""
 MIN_WHITE_PHOTOS: Final = 4
 """Photos that must agree on the cards' white before it sets the deck's colour."""
