@@ -28,6 +28,7 @@ from companion.vision.band_naming import (
 )
 from companion.vision.calibration import TableCalibration, calibrate
 from companion.vision.detector import MIN_CONFIDENCE
+from companion.vision.naming import Naming
 
 
 @cache
@@ -428,3 +429,66 @@ def test_a_band_washed_out_by_a_glossy_sheen_keeps_its_colour_but_a_darker_one_d
         assert own < min(others.values()) - 0.05, (name, own, others)
     yellow = np.array(colours["kamaboko"], np.float32)
     assert _colour_distance(band(0.5 * yellow), band(yellow)) > 0.1  # an olive is no yellow
+
+
+WARM_LAMP = np.array([0.85, 0.97, 1.08], np.float32)
+"""A deck photographed under a warm lamp, with no white card stock to take it out (B, G, R)."""
+
+
+@cache
+def _warm_namer_readings() -> tuple[np.ndarray, list[tuple[list[str], list[Naming | None]]]]:
+    """A `corner` deck (full-bleed, no white) whose references carry WARM_LAMP, reading four
+    plain table frames in turn: (its learned cast, per frame (true cards, readings))."""
+    deck = design_deck("corner", 3)
+    warm = {c: np.clip(f * WARM_LAMP, 0, 255).astype(np.uint8) for c, f in deck.faces.items()}
+    namer = BandNamer(Deck("warm", warm))
+    out = []
+    for i in range(4):
+        f = frame("corner", i)
+        cal = calibrate(f.image)
+        assert cal is not None
+        strips = visible_strips(f)
+        names = namer.name_boxes(f.image, cal, [b for _, b, _ in strips])
+        out.append(([c for c, _, _ in strips], names))
+    return namer.colour_cast, out
+
+
+def test_an_enrolled_decks_colour_is_learned_from_the_table():
+    """Enrolment cannot take a lamp's colour out of a deck with no white: the bands read surely
+    on the table say how far the references are off, and after three frames they are carried
+    over. The warm references' cast is learned within 3 % a channel."""
+    cast, _ = _warm_namer_readings()
+    expected = WARM_LAMP / WARM_LAMP.mean()
+    assert np.allclose(cast, expected, atol=0.03), (cast, expected)
+
+
+def test_learning_the_decks_colour_reads_its_look_alike_ingredients():
+    """The frames read after the cast is learned are read at least as right as the same frames
+    by references left warm, with fewer wrong readings announced."""
+    _, learned = _warm_namer_readings()
+    deck = design_deck("corner", 3)
+    warm = {c: np.clip(f * WARM_LAMP, 0, 255).astype(np.uint8) for c, f in deck.faces.items()}
+    right = {"learned": 0, "warm": 0}
+    wrong = {"learned": 0, "warm": 0}
+    for i, (truth, names) in enumerate(learned[3:], start=3):
+        f = frame("corner", i)
+        cal = calibrate(f.image)
+        assert cal is not None
+        boxes = [b for _, b, _ in visible_strips(f)]
+        fresh = BandNamer(Deck("warm", warm)).name_boxes(f.image, cal, boxes)
+        for key, readings in (("learned", names), ("warm", fresh)):
+            for t, n in zip(truth, readings, strict=True):
+                if n is not None and n.confidence >= MIN_CONFIDENCE:
+                    right[key] += t == n.card
+                    wrong[key] += t != n.card
+    assert right["learned"] >= right["warm"] and wrong["learned"] < wrong["warm"], (right, wrong)
+
+
+def test_a_deck_enrolled_in_true_colour_keeps_it():
+    namer = BandNamer(design_deck("corner", 3))
+    for i in range(4):
+        f = frame("corner", i)
+        cal = calibrate(f.image)
+        assert cal is not None
+        namer.name_boxes(f.image, cal, [b for _, b, _ in visible_strips(f)])
+    assert np.allclose(namer.colour_cast, 1.0, atol=0.04), namer.colour_cast

@@ -89,6 +89,18 @@ SHAPE_WEIGHT: Final = 0.5
 """Added to an ingredient's score per unit of correlation of the band's outlines (`_shape`)
 with the ingredient's: a glare or a warm lamp washes colours out, the icon's outline stays.
 Chosen on the training families (0.5 and 1.0 tried: 1.0 cost precision on hard scenes)."""
+CAST_SURE: Final = 0.99
+"""Bands read at least this surely measure the deck's colour against the table's..."""
+CAST_MIN_BANDS: Final = 6
+CAST_MIN_INGREDIENTS: Final = 3
+"""... when a frame has this many, of this many ingredients..."""
+CAST_FRAMES: Final = 3
+CAST_KEEP: Final = 15
+"""... and the median of the last CAST_KEEP frames' measures is taken once there are
+CAST_FRAMES (one frame's white, from its markers, is a few percent off either way)..."""
+CAST_STEP: Final = 0.04
+"""... and is used when it moved this much a channel (each move reads the frame again)."""
+MAX_CAST: Final = 1.25
 WAY_UP_CLOSE: Final = 0.15
 """Ways up whose coarse fit is this close to the best are each read in full."""
 _CARD_INDEX: Final = {cid: i for i, cid in enumerate(CARD_IDS)}
@@ -475,6 +487,17 @@ class _WayUp:
 
 
 @dataclass(frozen=True)
+class _HandReading:
+    naming: Naming
+    crops: np.ndarray | None
+    """What the learned comparison is to see (None: it has no say)."""
+    ref: int
+    """The reference band read: end * 56 + card."""
+    colour: np.ndarray
+    """The band's mean BGR (white-balanced) over the top TOP_MM, where it was read."""
+
+
+@dataclass(frozen=True)
 class _Refs:
     full: np.ndarray
     """(2 * 56, H, W, 3) fine reps, [end * 56 + card]: end 0 = top band, 1 = bottom turned."""
@@ -491,6 +514,8 @@ class _Refs:
     """Per reference band: its value box, high-passed (`_shape`), at each of VALUE_BLURS_MM."""
     embedded: np.ndarray | None
     """(2 * 56, D) the learned embedding of each reference band (None without the model)."""
+    colour: np.ndarray
+    """(2 * 56, 3) each reference band's mean BGR over its top TOP_MM."""
 
 
 class BandNamer:
@@ -516,6 +541,10 @@ class BandNamer:
         bands = self._bands(deck)
         self._embedder = load_embedder(backend=backend) if embedder is True else (embedder or None)
         self._refs = self._build(bands)
+        self._cast = np.ones(3, np.float32)
+        """Per-channel factors from the table's white to the deck's references' (`_learn_cast`)."""
+        self._casts: list[np.ndarray] = []
+        """The last CAST_KEEP frames' own estimates of it."""
 
     @staticmethod
     def _bands(deck: Deck) -> list[np.ndarray]:
@@ -595,7 +624,10 @@ class BandNamer:
             [cv2.resize(m, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for m in ing_mean]
         )
         ing_shape_unit = np.stack([_unit(_shape(m)) for m in ing_mean])
-        return _Refs(full, ing_mean, ing_small, ing_shape_unit, tuple(boxes), value_templ, embedded)
+        colour = np.stack([b.reshape(-1, 3).mean(axis=0) for b in bands]).astype(np.float32)
+        return _Refs(
+            full, ing_mean, ing_small, ing_shape_unit, tuple(boxes), value_templ, embedded, colour
+        )
 
     # ------------------------------------------------------------------ reading
 
@@ -612,11 +644,11 @@ class BandNamer:
         `light`: the table's own calibration, whose markers give the light, when `cal` is one
         turned with a card (turned_cards)."""
         gains = frame_white_gains(image, light or cal)
-        hand: list[tuple[Naming, np.ndarray | None] | None] = []
-        for box in boxes_mm:
-            hand.append(self._hand_reading(image, cal, box, gains))
-        out = [None if h is None else h[0] for h in hand]
-        asks = [(k, h[1]) for k, h in enumerate(hand) if h is not None and h[1] is not None]
+        hand = [self._hand_reading(image, cal, box, gains * self._cast) for box in boxes_mm]
+        if (light or cal).markers and self._learn_cast(hand):
+            hand = [self._hand_reading(image, cal, box, gains * self._cast) for box in boxes_mm]
+        out = [None if h is None else h.naming for h in hand]
+        asks = [(k, h.crops) for k, h in enumerate(hand) if h is not None and h.crops is not None]
         if not asks:
             return out
         learned = self._embedded_readings(np.concatenate([crops for _, crops in asks]))
@@ -631,6 +663,44 @@ class BandNamer:
                 n, card=CARD_IDS[card], runner_up=CARD_IDS[runner], probability=probability
             )
         return out
+
+    @property
+    def colour_cast(self) -> np.ndarray:
+        """(B, G, R) factors the frames' white is carried into the references' by, learned
+        from the table (`_learn_cast`); ones until then."""
+        return self._cast.copy()
+
+    def _learn_cast(self, hand: Sequence[_HandReading | None]) -> bool:
+        """Learn the deck's colour from the table: True when the references' cast changed
+        and this frame is to be read again.
+
+        Enrolment balances its photos on the cards' white; a deck with none keeps the light
+        of its photos (a warm lamp: blue 15 % low), enough to swap two browns. The bands a
+        frame reads surely, against the references they were read as, say by how much: once
+        CAST_FRAMES frames agree (their median), the frames' white is carried into the
+        references' by it. Decks whose white was found measure about 1 (no change)."""
+        refs = self._refs
+        sure = [h for h in hand if h is not None and (h.naming.probability or 0.0) >= CAST_SURE]
+        ingredients = {h.ref % 56 // N_VAL for h in sure}
+        if len(sure) < CAST_MIN_BANDS or len(ingredients) < CAST_MIN_INGREDIENTS:
+            return False
+        ref = refs.colour[[h.ref for h in sure]]
+        seen = np.maximum(np.stack([h.colour for h in sure]), 20.0)
+        ratios = ref / seen
+        # a band read surely but wrong (or half in a shadow) is no measure of the light
+        keep = np.all(np.abs(ratios / np.median(ratios, axis=0) - 1) <= 0.25, axis=1)
+        if int(keep.sum()) < CAST_MIN_BANDS:
+            return False
+        frame = ref[keep].sum(axis=0) / seen[keep].sum(axis=0)
+        self._casts = [*self._casts[-(CAST_KEEP - 1) :], self._cast * frame / frame.mean()]
+        if len(self._casts) < CAST_FRAMES:
+            return False
+        cast = np.median(np.stack(self._casts), axis=0)
+        cast = np.clip(cast / cast.mean(), 1 / MAX_CAST, MAX_CAST).astype(np.float32)
+        if float(np.abs(cast / self._cast - 1).max()) < CAST_STEP:
+            return False
+        self._cast = cast
+        return True
 
     def crop_for_box(
         self,
@@ -697,7 +767,7 @@ class BandNamer:
         cal: TableCalibration,
         box: tuple[float, float, float, float],
         gains: np.ndarray,
-    ) -> tuple[Naming, np.ndarray | None] | None:
+    ) -> _HandReading | None:
         """The hand-made reading of the band the way up it fits best. Ways up whose coarse fit
         is within WAY_UP_CLOSE of the best are each read in full and the better whole reading
         (ingredient and value) is kept: a design whose band looks alike both ways (numerals
@@ -706,13 +776,13 @@ class BandNamer:
         ways = self._ways_up(image, cal, box, gains)
         if not ways:
             return None
-        best: tuple[float, tuple[Naming, np.ndarray | None]] | None = None
+        best: tuple[float, _HandReading] | None = None
         for found in ways:
             if found.fit < ways[0].fit - WAY_UP_CLOSE:
                 break
-            naming, crops, fit = self._read(found)
+            reading, fit = self._read(found)
             if best is None or fit > best[0]:
-                best = (fit, (naming, crops))
+                best = (fit, reading)
         assert best is not None
         return best[1]
 
@@ -831,7 +901,7 @@ class BandNamer:
             i_margin = max(i_margin, abs(s_best - s_rival) * PAIR_SCALE)
         return best_j, rival, ing_scores, ing_at, i_margin
 
-    def _read(self, way: _WayUp) -> tuple[Naming, np.ndarray | None, float]:
+    def _read(self, way: _WayUp) -> tuple[_HandReading, float]:
         """The hand-made reading, the crops the learned comparison is to see (None when it
         has no say: no model, no card of this deck, or a reading already SURE), and how well
         the band fits the card read (ingredient plus value score)."""
@@ -888,7 +958,9 @@ class BandNamer:
             probability=probability,
         )
         crops = self.aligned_crops(way.patch, ax, ay) if ask else None
-        return naming, crops, best_s + float(vscores[ranked[0]])
+        colour = self._crop(way.patch, ax, ay).reshape(-1, 3).mean(axis=0)
+        reading = _HandReading(naming, crops, end * 56 + card, colour)
+        return reading, best_s + float(vscores[ranked[0]])
 
     def aligned_crops(self, patch: np.ndarray, ax: int, ay: int) -> np.ndarray:
         """The band's top TOP_MM where the hand-made pass aligned it, and around it: the
