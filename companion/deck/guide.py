@@ -29,7 +29,9 @@ Give the photos in that order, or a folder holding exactly 7 photos whose names 
 order (e.g. 1-ajitama.jpg ... 7-shiitake.jpg).
 
 After enrolling: nothing is trained, the deck is named at once by comparing what the camera
-sees with these 56 faces. Run `companion deck check DIR` before playing: it lists the cards
+sees with these 56 faces. Colours are balanced on the cards' white; cards with no white
+(full-bleed colour) keep your photos' light until play, where the first frames' surely read
+cards correct it. Run `companion deck check DIR` before playing: it lists the cards
 that look most alike and reads table scenes drawn with your faces (ready / usable / hard to
 tell apart). A deck of another design is not yet read as surely as the default deck (see the
 README). If cards are listed as alike: retake those photos in even light, sharp; lay bowl
