@@ -63,3 +63,25 @@ def test_a_loosely_laid_bowl_is_read_whole():
     assert {cid for cid, _ in BOWL} <= set(read), sorted(read)
     assert {read[cid].region for cid, _ in BOWL} == {"bowl-1"}
     assert len(reading.cards) == len(BOWL), sorted(read)
+
+
+def test_two_crossing_card_edges_are_both_found():
+    """Where two cards cross, each one's edge is a candidate tilt, the longer first: a pale
+    card's edge at 8 degrees across the patch, a shorter brown one at -5 under it (with a
+    camera's noise, which sets how thin an edge the vote sees)."""
+    import cv2
+
+    from companion.vision.skew import line_skew_deg, line_skews_deg
+
+    img = np.full((60, 160, 3), 40.0, np.float32)
+    for angle, y0, x1, colour in ((8.0, 30, 160, (220, 220, 220)), (-5.0, 45, 100, (30, 60, 120))):
+        t = np.tan(np.radians(angle))
+        # image y points down: a line turned counter-clockwise rises to the right
+        pts = np.array([[0, y0], [x1, y0 - x1 * t], [x1, 60], [0, 60]], np.int32)
+        cv2.fillConvexPoly(img, pts, colour)
+    noise = np.random.default_rng(0).normal(0, 8, img.shape)
+    patch = np.clip(img + noise, 0, 255).astype(np.uint8)
+    found = line_skews_deg(patch, 3)
+    assert abs(found[0] - 8.0) < 1.0, found
+    assert any(abs(a + 5.0) < 1.0 for a in found[1:]), found
+    assert line_skew_deg(patch) == found[0]
