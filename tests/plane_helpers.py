@@ -7,7 +7,21 @@ import numpy as np
 
 from companion import layout
 from companion.deck.deckdir import Deck
+from companion.synth.camera import Light, look_at_camera
+from companion.synth.frame import Frame, render_scene
+from companion.synth.raster import Look
+from companion.synth.scene import Scene
 from companion.vision.detector import FrameReading
+
+CLEAN = Light(blur_px=0.6, noise=2.0, jpeg_quality=92, gradient=(0.0, 0.0, 0.0), wb_error=0.0)
+FLAT_LOOK = Look(shadow_strength=0.3, hand_shadow_strength=0.0, glare=(), paper_noise=0.0)
+
+
+def kit_view(deck: Deck, scene: Scene, seed: int) -> Frame:
+    """`scene` as the kit's camera sees it (700 mm above the table's centre, straight down,
+    2304 px wide), in clean, even light."""
+    camera = look_at_camera(2304, (390.0, 220.0), 700.0)
+    return render_scene(deck, scene, camera, CLEAN, FLAT_LOOK, np.random.default_rng(seed))
 
 
 class NoCards:

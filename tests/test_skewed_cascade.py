@@ -10,13 +10,10 @@ import numpy as np
 
 from companion import layout
 from companion.deck.deckdir import load_deck
-from companion.synth.camera import Light, look_at_camera
-from companion.synth.frame import Frame, render_scene
-from companion.synth.raster import Look
+from companion.synth.frame import Frame
 from companion.synth.scene import PlacedCard, Scene
+from tests.plane_helpers import kit_view
 
-CLEAN = Light(blur_px=0.6, noise=2.0, jpeg_quality=92, gradient=(0.0, 0.0, 0.0), wb_error=0.0)
-FLAT_LOOK = Look(shadow_strength=0.3, hand_shadow_strength=0.0, glare=(), paper_noise=0.0)
 BOWL = (
     ("menma-3", 0.0),
     ("ajitama-6", 9.5),
@@ -37,15 +34,7 @@ def table() -> Frame:
         PlacedCard(cid, (cx, y + 17.0 * i), angle, True, "bowl-1")
         for i, (cid, angle) in enumerate(BOWL)
     ]
-    camera = look_at_camera(2304, (390.0, 220.0), 700.0)
-    return render_scene(
-        load_deck(None),
-        Scene(tuple(cards), "felt", 3),
-        camera,
-        CLEAN,
-        FLAT_LOOK,
-        np.random.default_rng(3),
-    )
+    return kit_view(load_deck(None), Scene(tuple(cards), "felt", 3), 3)
 
 
 def test_the_bowl_shows_every_cards_top_strip():

@@ -14,15 +14,12 @@ import pytest
 from companion import layout
 from companion.deck.deckdir import Deck, load_deck
 from companion.deck.designs import design_deck
-from companion.synth.camera import Light, look_at_camera
-from companion.synth.frame import Frame, render_scene
-from companion.synth.raster import Look
+from companion.synth.frame import Frame
 from companion.synth.scene import PlacedCard, Scene, fan
 from companion.vision.calibration import calibrate
 from companion.vision.turned_cards import CardPose, turned_cards
+from tests.plane_helpers import kit_view
 
-CLEAN = Light(blur_px=0.6, noise=2.0, jpeg_quality=92, gradient=(0.0, 0.0, 0.0), wb_error=0.0)
-FLAT_LOOK = Look(shadow_strength=0.3, hand_shadow_strength=0.0, glare=(), paper_noise=0.0)
 FAN = ("nori-0", "shiitake-3", "menma-6", "kamaboko-2", "chashu-4", "negi-7")
 """Laid left to right, each on the one before: only negi-7 shows whole."""
 ASKEW = (("ajitama-5", (150.0, 330.0), 35.0), ("menma-1", (300.0, 330.0), -62.0))
@@ -40,10 +37,7 @@ def _scene(seed: int) -> Scene:
 @cache
 def table(deck_name: str) -> Frame:
     """The kit's camera (700 mm, straight down) over a fan and two askew cards."""
-    camera = look_at_camera(2304, (390.0, 220.0), 700.0)
-    return render_scene(
-        _deck(deck_name), _scene(5), camera, CLEAN, FLAT_LOOK, np.random.default_rng(5)
-    )
+    return kit_view(_deck(deck_name), _scene(5), 5)
 
 
 @cache
