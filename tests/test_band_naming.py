@@ -435,21 +435,30 @@ WARM_LAMP = np.array([0.85, 0.97, 1.08], np.float32)
 """A deck photographed under a warm lamp, with no white card stock to take it out (B, G, R)."""
 
 
+def _warm_corner_deck() -> Deck:
+    """A `corner` deck (full-bleed, no white) whose faces carry WARM_LAMP."""
+    faces = design_deck("corner", 3).faces
+    return Deck(
+        "warm", {c: np.clip(f * WARM_LAMP, 0, 255).astype(np.uint8) for c, f in faces.items()}
+    )
+
+
+def _read_corner_frame(namer: BandNamer, index: int) -> tuple[list[str], list[Naming | None]]:
+    """Plain `corner` frame `index` read by `namer` from its strips' true boxes: (true cards,
+    readings)."""
+    f = frame("corner", index)
+    cal = calibrate(f.image)
+    assert cal is not None
+    strips = visible_strips(f)
+    return [c for c, _, _ in strips], namer.name_boxes(f.image, cal, [b for _, b, _ in strips])
+
+
 @cache
 def _warm_namer_readings() -> tuple[np.ndarray, list[tuple[list[str], list[Naming | None]]]]:
-    """A `corner` deck (full-bleed, no white) whose references carry WARM_LAMP, reading four
-    plain table frames in turn: (its learned cast, per frame (true cards, readings))."""
-    deck = design_deck("corner", 3)
-    warm = {c: np.clip(f * WARM_LAMP, 0, 255).astype(np.uint8) for c, f in deck.faces.items()}
-    namer = BandNamer(Deck("warm", warm))
-    out = []
-    for i in range(4):
-        f = frame("corner", i)
-        cal = calibrate(f.image)
-        assert cal is not None
-        strips = visible_strips(f)
-        names = namer.name_boxes(f.image, cal, [b for _, b, _ in strips])
-        out.append(([c for c, _, _ in strips], names))
+    """The warm deck's namer reading four plain table frames in turn: (its learned cast, per
+    frame (true cards, readings))."""
+    namer = BandNamer(_warm_corner_deck())
+    out = [_read_corner_frame(namer, i) for i in range(4)]
     return namer.colour_cast, out
 
 
@@ -466,16 +475,10 @@ def test_learning_the_decks_colour_reads_its_look_alike_ingredients():
     """The frames read after the cast is learned are read at least as right as the same frames
     by references left warm, with fewer wrong readings announced."""
     _, learned = _warm_namer_readings()
-    deck = design_deck("corner", 3)
-    warm = {c: np.clip(f * WARM_LAMP, 0, 255).astype(np.uint8) for c, f in deck.faces.items()}
     right = {"learned": 0, "warm": 0}
     wrong = {"learned": 0, "warm": 0}
     for i, (truth, names) in enumerate(learned[3:], start=3):
-        f = frame("corner", i)
-        cal = calibrate(f.image)
-        assert cal is not None
-        boxes = [b for _, b, _ in visible_strips(f)]
-        fresh = BandNamer(Deck("warm", warm)).name_boxes(f.image, cal, boxes)
+        _, fresh = _read_corner_frame(BandNamer(_warm_corner_deck()), i)
         for key, readings in (("learned", names), ("warm", fresh)):
             for t, n in zip(truth, readings, strict=True):
                 if n is not None and n.confidence >= MIN_CONFIDENCE:
@@ -487,8 +490,5 @@ def test_learning_the_decks_colour_reads_its_look_alike_ingredients():
 def test_a_deck_enrolled_in_true_colour_keeps_it():
     namer = BandNamer(design_deck("corner", 3))
     for i in range(4):
-        f = frame("corner", i)
-        cal = calibrate(f.image)
-        assert cal is not None
-        namer.name_boxes(f.image, cal, [b for _, b, _ in visible_strips(f)])
+        _read_corner_frame(namer, i)
     assert np.allclose(namer.colour_cast, 1.0, atol=0.04), namer.colour_cast
