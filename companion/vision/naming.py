@@ -280,7 +280,8 @@ class StripNamer:
             if loc is None:
                 continue
             variants.append((k, loc))
-            if box[3] - box[1] <= 0.5 * (box[2] - box[0]):
+            squarish = box[3] - box[1] > 0.5 * (box[2] - box[0])  # as `_locate` has it
+            if not squarish:
                 # a card laid askew in a cascade: the next card across the strip's lower part
                 # pulls the edge directions towards its own angle; the strip's own top edge
                 # does not (a strip 8 degrees off read at 0 lost its numeral)
@@ -291,7 +292,7 @@ class StripNamer:
                         if on_edge is not None:
                             variants.append((k, on_edge))
             off_axis = abs((loc.angle_deg + 45.0) % 90.0 - 45.0) > UPRIGHT_DEG
-            if off_axis and box[3] - box[1] > 0.5 * (box[2] - box[0]):
+            if off_axis and squarish:
                 for d in SKEW_RETRIES_DEG:
                     variants.append((k, replace(loc, angle_deg=loc.angle_deg + d)))
         out: list[tuple[Naming, np.ndarray] | None] = [None] * len(boxes_mm)
