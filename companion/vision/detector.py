@@ -327,7 +327,12 @@ class CardDetector:
                 todo.append(k)
         if todo:  # one batch: every strip to name in one matching pass and one classifier call
             boxes_mm = [_box_mm(dets.xyxy[k], ppm) for k in todo]
-            for k, fresh in zip(todo, self.namer.name_boxes(image, cal, boxes_mm), strict=True):
+            if isinstance(self.namer, BandNamer):  # its cards seen whole checked whole
+                every = [_box_mm(x, ppm) for x in dets.xyxy]
+                named = self.namer.name_boxes(image, cal, boxes_mm, others_mm=every)
+            else:
+                named = self.namer.name_boxes(image, cal, boxes_mm)
+            for k, fresh in zip(todo, named, strict=True):
                 namings[k] = fresh
         if self.reuse_names:
             strips = []

@@ -124,7 +124,7 @@ def turned_cards(view: np.ndarray, ppm: float = layout.RECTIFIED_PX_PER_MM) -> l
         return []
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    support = _outline_support(gx, gy, hypotheses)
+    support = outline_support(gx, gy, hypotheses)
     out: list[tuple[float, CardPose]] = []
     for k in np.argsort(-support, kind="stable"):
         if support[k] < MIN_SUPPORT or len(out) == MAX_CARDS:
@@ -150,7 +150,7 @@ def _snapped(gx: np.ndarray, gy: np.ndarray, pose: CardPose) -> tuple[float, Car
         ]
     )
     cands = [CardPose((float(x), float(y)), pose.angle_deg) for x, y in pose.to_plane(shifts)]
-    support = _outline_support(gx, gy, cands)
+    support = outline_support(gx, gy, cands)
     k = int(np.lexsort((np.hypot(shifts[:, 0], shifts[:, 1]), -support))[0])
     return float(support[k]), cands[k]
 
@@ -230,7 +230,7 @@ def _outline_template() -> tuple[np.ndarray, np.ndarray]:
 _OUTLINE: Final = _outline_template()
 
 
-def _outline_support(gx: np.ndarray, gy: np.ndarray, poses: list[CardPose]) -> np.ndarray:
+def outline_support(gx: np.ndarray, gy: np.ndarray, poses: list[CardPose]) -> np.ndarray:
     """Per pose, the share of its outline where the view (its Sobel gradients `gx`, `gy`) has
     an edge across it within a pixel: a real card shows most of its outline, a pose on the
     wrong side of an edge little."""

@@ -1,0 +1,122 @@
+"""A card's body, the art between its two index bands, against each ingredient's.
+
+A band alone tells two look-alike ingredients apart by a small icon and a few percent of
+colour; a card seen whole shows its whole picture, which differs far more. And a thing that is
+no face of the deck at all (the face-down deck's back, whose top edge can pass for a band of a
+like colour) shows a picture like none of them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+import cv2
+import numpy as np
+
+from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
+from companion.vision.calibration import TableCalibration
+from companion.vision.plane import plane_patch
+from companion.vision.turned_cards import MIN_SUPPORT, CardPose, outline_support
+
+BODY_PPM: Final = 1.0
+"""The art is compared at 1 px/mm: its shapes are centimetres, a hand's blur is not."""
+INSET_MM: Final = 3.0
+"""Left out round the body: card edges a millimetre or two off, rounded corners."""
+BODY_BLUR_MM: Final = 1.0
+SEARCH_MM: Final = 3
+"""How far the body may sit from where the band puts it (the band's own alignment, curl)."""
+BODY_Y0_MM: Final = INDEX_STRIP_MM
+BODY_Y1_MM: Final = CARD_H_MM - INDEX_STRIP_MM
+"""The body: from under the top band to over the bottom one (whose index differs per value)."""
+COVER_V_MM: Final = (6.0, CARD_H_MM - 1.5 * INDEX_STRIP_MM + 2.0)
+"""Where another box's centre lies on a card's body (mm down from the card's band centre): a
+cascade's next band sits 10-20 mm down, the card's own other end (72 mm) is not on it."""
+OUTLINE_MARGIN_MM: Final = 6.0
+BODY_W: Final = round((CARD_W_MM - 2 * INSET_MM) * BODY_PPM)
+BODY_H: Final = round((BODY_Y1_MM - BODY_Y0_MM - 2 * INSET_MM) * BODY_PPM)
+
+
+def body_of_face(face: np.ndarray, gains: np.ndarray | None = None) -> np.ndarray:
+    """A face's body (float32 BGR, BODY_H x BODY_W) as the table's are cut (`body_patch`)."""
+    fh, fw = face.shape[:2]
+    ppm_y, ppm_x = fh / CARD_H_MM, fw / CARD_W_MM
+    y0 = round((BODY_Y0_MM + INSET_MM) * ppm_y)
+    y1 = round((BODY_Y1_MM - INSET_MM) * ppm_y)
+    x0, x1 = round(INSET_MM * ppm_x), round((CARD_W_MM - INSET_MM) * ppm_x)
+    body = cv2.resize(face[y0:y1, x0:x1], (BODY_W, BODY_H), interpolation=cv2.INTER_AREA)
+    body = body.astype(np.float32)
+    return body * gains if gains is not None else body
+
+
+def body_patch(
+    image: np.ndarray,
+    cal: TableCalibration,
+    band_centre_mm: tuple[float, float],
+    angle_deg: float,
+    flipped: bool,
+) -> np.ndarray:
+    """The body of the card whose top band is centred at `band_centre_mm` (uint8 BGR, SEARCH_MM
+    wider each way than BODY_H x BODY_W), upright."""
+    a = math.radians(angle_deg + (180.0 if flipped else 0.0))
+    ca, sa = math.cos(a), math.sin(a)
+    # card-local mm (x right from the card's middle, y down from the band's centre) -> plane
+    cx, cy = band_centre_mm
+    rot = np.array([[ca, sa, cx], [-sa, ca, cy], [0, 0, 1.0]])
+    s = SEARCH_MM
+    x0 = -CARD_W_MM / 2 + INSET_MM - s
+    y0 = BODY_Y0_MM - INDEX_STRIP_MM / 2 + INSET_MM - s
+    to_local = np.array([[1 / BODY_PPM, 0, x0], [0, 1 / BODY_PPM, y0], [0, 0, 1.0]])
+    image_from_patch = cal.image_from_plane @ rot @ to_local
+    size = (BODY_W + 2 * round(s * BODY_PPM), BODY_H + 2 * round(s * BODY_PPM))
+    return cv2.warpPerspective(
+        image,
+        image_from_patch,
+        size,
+        flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+
+
+def body_scores(patch: np.ndarray, refs: Sequence[np.ndarray]) -> np.ndarray:
+    """Each reference body's best normalised correlation within the patch (float32 BGR, the
+    frame's white balance applied like the references')."""
+    blur = BODY_BLUR_MM * BODY_PPM
+    seen = cv2.GaussianBlur(patch, (0, 0), blur)
+    out = np.empty(len(refs), np.float32)
+    for k, ref in enumerate(refs):
+        res = cv2.matchTemplate(seen, cv2.GaussianBlur(ref, (0, 0), blur), cv2.TM_CCOEFF_NORMED)
+        out[k] = float(res.max())
+    return out
+
+
+def in_view_whole(
+    image: np.ndarray,
+    cal: TableCalibration,
+    band_centre_mm: tuple[float, float],
+    angle_deg: float,
+    flipped: bool,
+    others_mm: Sequence[tuple[float, float, float, float]],
+) -> bool:
+    """Whether the card of a band lies whole in view: no other band the finder boxed lies on
+    its body (a cascade's next card, a card over it), and its outline shows an edge along
+    MIN_SUPPORT of it (a hand or a card the finder missed breaks it)."""
+    a = math.radians(angle_deg + (180.0 if flipped else 0.0))
+    ca, sa = math.cos(a), math.sin(a)
+    cx, cy = band_centre_mm
+    for x0, y0, x1, y1 in others_mm:
+        dx, dy = (x0 + x1) / 2 - cx, (y0 + y1) / 2 - cy
+        u, v = ca * dx - sa * dy, sa * dx + ca * dy  # card-local, v down from the band
+        if abs(u) < CARD_W_MM / 2 and COVER_V_MM[0] <= v <= COVER_V_MM[1]:
+            return False
+    # the card's centre lies (CARD_H_MM - INDEX_STRIP_MM) / 2 down from its band's
+    down = (CARD_H_MM - INDEX_STRIP_MM) / 2
+    centre = (cx + sa * down, cy + ca * down)
+    half = CARD_H_MM / 2 + OUTLINE_MARGIN_MM
+    patch = plane_patch(image, cal, centre[0] - half, centre[1] - half, 2 * half, 2 * half, 1.0)
+    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    pose = CardPose((half, half), angle_deg + (180.0 if flipped else 0.0))
+    return float(outline_support(gx, gy, [pose])[0]) >= MIN_SUPPORT
