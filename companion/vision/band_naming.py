@@ -34,7 +34,7 @@ from companion.vision.band_embedding import TOP_MM, AnyBandEmbedder, load_embedd
 from companion.vision.calibration import TableCalibration
 from companion.vision.card_body import body_of_face, body_patch, body_scores, in_view_whole
 from companion.vision.naming import Naming
-from companion.vision.plane import scale_matrix
+from companion.vision.plane import scale_matrix, turned_patch
 from companion.vision.skew import band_edge_skew, edge_skew_deg
 
 PPM: Final = 2.5
@@ -908,19 +908,9 @@ class BandNamer:
         """Upright patch around the band (band top TOP_MM plus search margins), 2 px/mm."""
         w = CARD_W_MM + 2 * margin_x
         h = INDEX_STRIP_MM + 2 * SEARCH_Y_MM
-        a = math.radians(angle + (180.0 if flipped else 0.0))
-        ca, sa = math.cos(a), math.sin(a)
-        rot = np.array([[ca, sa, cx], [-sa, ca, cy], [0, 0, 1.0]])
-        to_local = np.linalg.inv(scale_matrix(PPM, -w / 2, -h / 2))
-        image_from_patch = cal.image_from_plane @ rot @ to_local
+        turn = angle + (180.0 if flipped else 0.0)
         size = (round(w * PPM), round(h * PPM))
-        patch = cv2.warpPerspective(
-            image,
-            image_from_patch,
-            size,
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
+        patch = turned_patch(image, cal, (cx, cy), turn, (-w / 2, -h / 2), size, PPM)
         return balanced(patch, gains)
 
     def _ingredient(

@@ -17,7 +17,7 @@ import numpy as np
 
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.calibration import TableCalibration
-from companion.vision.plane import plane_patch
+from companion.vision.plane import plane_patch, turned_patch
 from companion.vision.turned_cards import MIN_SUPPORT, CardPose, outline_support
 
 BODY_PPM: Final = 1.0
@@ -59,24 +59,13 @@ def body_patch(
 ) -> np.ndarray:
     """The body of the card whose top band is centred at `band_centre_mm` (uint8 BGR, SEARCH_MM
     wider each way than BODY_H x BODY_W), upright."""
-    a = math.radians(angle_deg + (180.0 if flipped else 0.0))
-    ca, sa = math.cos(a), math.sin(a)
-    # card-local mm (x right from the card's middle, y down from the band's centre) -> plane
-    cx, cy = band_centre_mm
-    rot = np.array([[ca, sa, cx], [-sa, ca, cy], [0, 0, 1.0]])
+    # card-local mm: x right from the card's middle, y down from the band's centre
     s = SEARCH_MM
     x0 = -CARD_W_MM / 2 + INSET_MM - s
     y0 = BODY_Y0_MM - INDEX_STRIP_MM / 2 + INSET_MM - s
-    to_local = np.array([[1 / BODY_PPM, 0, x0], [0, 1 / BODY_PPM, y0], [0, 0, 1.0]])
-    image_from_patch = cal.image_from_plane @ rot @ to_local
     size = (BODY_W + 2 * round(s * BODY_PPM), BODY_H + 2 * round(s * BODY_PPM))
-    return cv2.warpPerspective(
-        image,
-        image_from_patch,
-        size,
-        flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
+    angle = angle_deg + (180.0 if flipped else 0.0)
+    return turned_patch(image, cal, band_centre_mm, angle, (x0, y0), size, BODY_PPM, cv2.INTER_AREA)
 
 
 def body_scores(patch: np.ndarray, refs: Sequence[np.ndarray]) -> np.ndarray:

@@ -23,7 +23,7 @@ from companion.cards import CARD_IDS
 from companion.deck.deckdir import Deck
 from companion.layout import CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.calibration import TableCalibration
-from companion.vision.plane import plane_patch, scale_matrix
+from companion.vision.plane import plane_patch, turned_patch
 from companion.vision.skew import band_edge_skews, edge_skew_deg, parabola_offset
 from companion.vision.strip_classifier import AnyStripClassifier
 
@@ -470,20 +470,7 @@ class StripNamer:
         ppm = DESC_PX_PER_MM
         mx, my = round(margin_x_mm * ppm), round(margin_y_mm * ppm)
         full_h = round(INDEX_STRIP_MM * ppm)
-        # patch pixel -> strip frame (mm, origin at the strip centre) -> plane mm
-        to_strip = np.linalg.inv(
-            scale_matrix(ppm, -CARD_W_MM / 2 - margin_x_mm, -INDEX_STRIP_MM / 2 - margin_y_mm)
-        )
-        a = math.radians(loc.angle_deg)
-        ca, sa = math.cos(a), math.sin(a)
-        # counter-clockwise on screen with y down: x' = x cos + y sin, y' = -x sin + y cos
-        rot = np.array([[ca, sa, loc.center_mm[0]], [-sa, ca, loc.center_mm[1]], [0, 0, 1.0]])
-        image_from_patch = cal.image_from_plane @ rot @ to_strip
+        # the strip frame: mm, origin at the strip centre
+        origin = (-CARD_W_MM / 2 - margin_x_mm, -INDEX_STRIP_MM / 2 - margin_y_mm)
         size = (w + 2 * mx, full_h + 2 * my) if (mx or my) else (w, h)
-        return cv2.warpPerspective(
-            image,
-            image_from_patch,
-            size,
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
+        return turned_patch(image, cal, loc.center_mm, loc.angle_deg, origin, size, ppm)

@@ -7,6 +7,8 @@ camera frame, so small digits keep every pixel the camera gave.
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -49,4 +51,31 @@ def plane_patch(
     size = (max(1, round(w_mm * px_per_mm)), max(1, round(h_mm * px_per_mm)))
     return cv2.warpPerspective(
         image, view_from_image, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+def turned_patch(
+    image: np.ndarray,
+    cal: TableCalibration,
+    centre_mm: tuple[float, float],
+    angle_deg: float,
+    origin_mm: tuple[float, float],
+    size: tuple[int, int],
+    px_per_mm: float,
+    interpolation: int = cv2.INTER_LINEAR,
+) -> np.ndarray:
+    """A patch of the table turned with a card, sampled from the full camera frame: its frame
+    is the plane's turned counter-clockwise by `angle_deg` about `centre_mm` (x right, y down),
+    the patch's top-left pixel at `origin_mm` in it, `size` (w, h) px at `px_per_mm`."""
+    a = math.radians(angle_deg)
+    ca, sa = math.cos(a), math.sin(a)
+    # counter-clockwise on screen with y down: x' = x cos + y sin, y' = -x sin + y cos
+    rot = np.array([[ca, sa, centre_mm[0]], [-sa, ca, centre_mm[1]], [0, 0, 1.0]])
+    to_local = np.linalg.inv(scale_matrix(px_per_mm, *origin_mm))
+    return cv2.warpPerspective(
+        image,
+        cal.image_from_plane @ rot @ to_local,
+        size,
+        flags=interpolation | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
     )
