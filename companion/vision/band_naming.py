@@ -709,20 +709,28 @@ class BandNamer:
         gains: np.ndarray,
     ) -> Naming | None:
         """A band whose card lies whole in view, checked against its whole face: a body like
-        no face of its ingredient, or far more like another ingredient's, is no such card (None);
-        one surely its ingredient's leaves only the value in doubt. Other bands as read."""
+        no face of its ingredient is no such card (None); one surely another ingredient's
+        is that ingredient's card of the value read (two look-alike bands: a negi read as an
+        ajitama), one surely its own ingredient's leaves only the value in doubt. Other bands
+        as read."""
         c, a, f = naming.center_mm, naming.angle_deg, naming.flipped
         if not in_view_whole(image, cal, c, a, f, others_mm):
             return naming
         patch = balanced(body_patch(image, cal, c, a, f), gains)
         both = body_scores(patch, self._bodies)
         scores = np.maximum(both[:N_ING], both[N_ING:])  # read from either end
-        ing = _CARD_INDEX[naming.card] // N_VAL
+        ing, value = divmod(_CARD_INDEX[naming.card], N_VAL)
+        best = int(np.argmax(scores))
+        second = float(np.partition(scores, -2)[-2])
+        if best != ing and scores[best] >= BODY_SURE and scores[best] - scores[ing] >= BODY_AHEAD:
+            card = CARD_IDS[best * N_VAL + value]
+            return replace(
+                naming, card=card, runner_up=naming.card, probability=hand.value_probability
+            )
         own = float(scores[ing])
-        ahead = own - float(np.delete(scores, ing).max())
-        if own < BODY_FOREIGN or ahead <= -BODY_AHEAD:
+        if own < BODY_FOREIGN or own - float(scores[best]) <= -BODY_AHEAD:
             return None
-        if own >= BODY_SURE and ahead >= BODY_AHEAD:
+        if best == ing and own >= BODY_SURE and own - second >= BODY_AHEAD:
             sure = max(naming.confidence, hand.value_probability)
             return replace(naming, probability=sure)
         return naming

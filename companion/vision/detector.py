@@ -434,8 +434,8 @@ class CardDetector:
         """A turned whole card named from its two ends, read as the namers read upright ones."""
         upright = turned_calibration(cal, pose)
         boxes = band_boxes(pose)
-        if isinstance(self.namer, BandNamer):
-            read = self.namer.name_boxes(image, upright, boxes, light=cal)
+        if isinstance(self.namer, BandNamer):  # a card found by its outline: checked whole
+            read = self.namer.name_boxes(image, upright, boxes, light=cal, others_mm=boxes)
         else:
             read = self.namer.name_boxes(image, upright, boxes)
         ends = [on_plane(n, pose) for n in read if n is not None]
