@@ -32,7 +32,14 @@ from companion.deck.deckdir import Deck
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.band_embedding import TOP_MM, AnyBandEmbedder, load_embedder
 from companion.vision.calibration import TableCalibration
-from companion.vision.card_body import body_of_face, body_patch, body_scores, in_view_whole
+from companion.vision.card_body import (
+    Bodies,
+    bodies_of,
+    body_of_face,
+    body_patch,
+    card_scores,
+    in_view_whole,
+)
 from companion.vision.naming import Naming
 from companion.vision.plane import scale_matrix, turned_patch
 from companion.vision.skew import band_edge_skew, edge_skew_deg
@@ -551,9 +558,8 @@ class BandNamer:
         self.deck_name = deck.name
         self._fuse = fuse
         bands, bodies = self._bands(deck)
-        self._bodies = [*bodies, *(np.ascontiguousarray(b[::-1, ::-1]) for b in bodies)]
-        """Each ingredient's mean body (`card_body`), then each turned (a card read from its
-        bottom band): what a card seen whole is checked against."""
+        self._bodies: Bodies = bodies_of(bodies)
+        """Every card's body (`card_body`): what a card seen whole is checked against."""
         self._embedder = load_embedder(backend=backend) if embedder is True else (embedder or None)
         self._refs = self._build(bands)
         self._cast = np.ones(3, np.float32)
@@ -563,12 +569,14 @@ class BandNamer:
 
     @staticmethod
     def _bands(deck: Deck) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Top bands then bottom bands turned, TOP_MM high; and each ingredient's mean body
-        (`card_body.body_of_face`), its faces' light made the bands' alike."""
+        """Top bands then bottom bands turned, TOP_MM high; and every card's body
+        (`card_body.body_of_face`), its face's light made the bands' alike."""
         w = round(CARD_W_MM * PPM)
         h = round(INDEX_STRIP_MM * PPM)
         th = round(TOP_MM * PPM)
-        tops, bottoms, bodies = [], [], []
+        tops: list[np.ndarray] = []
+        bottoms: list[np.ndarray] = []
+        bodies: list[np.ndarray] = []
         photographed = deck.meta.get("source") == "companion deck enroll"
         paper = np.ones((N_ING, 3), np.float32)
         for k in range(N_ING):
@@ -580,7 +588,7 @@ class BandNamer:
                 top, bottom = face_ends(_ends_scaled(face, gains), INDEX_STRIP_MM, (w, h))
                 tops.append(top[:th].copy())
                 bottoms.append(bottom[:th].copy())
-            bodies.append(np.mean([body_of_face(face, gains) for face in faces], axis=0))
+            bodies.extend(body_of_face(face, gains) for face in faces)
             del faces, face  # before the next ingredient's are read
         if photographed:
             fix = cloth_corrections(deck.meta, paper)
@@ -588,8 +596,8 @@ class BandNamer:
                 for i in range(len(tops)):
                     tops[i] *= fix[i // N_VAL]
                     bottoms[i] *= fix[i // N_VAL]
-                for k in range(N_ING):
-                    bodies[k] *= fix[k]
+                for i in range(len(bodies)):
+                    bodies[i] *= fix[i // N_VAL]
         return tops + bottoms, bodies
 
     def _build(self, bands: list[np.ndarray]) -> _Refs:
@@ -714,15 +722,24 @@ class BandNamer:
         ajitama), one surely its own ingredient's leaves only the value in doubt. Other bands
         as read."""
         c, a, f = naming.center_mm, naming.angle_deg, naming.flipped
-        if not in_view_whole(image, cal, c, a, f, others_mm):
+        ing, value = divmod(_CARD_INDEX[naming.card], N_VAL)
+        plain = self._bodies.plain
+        if plain[ing * N_VAL : (ing + 1) * N_VAL].any() or not in_view_whole(
+            image, cal, c, a, f, others_mm
+        ):
             return naming
         patch = balanced(body_patch(image, cal, c, a, f), gains)
-        both = body_scores(patch, self._bodies)
-        scores = np.maximum(both[:N_ING], both[N_ING:])  # read from either end
-        ing, value = divmod(_CARD_INDEX[naming.card], N_VAL)
+        # each ingredient's best card: a deck whose pictures differ by value (pips) too
+        scores = card_scores(patch, self._bodies).reshape(N_ING, N_VAL).max(axis=1)
         best = int(np.argmax(scores))
         second = float(np.partition(scores, -2)[-2])
-        if best != ing and scores[best] >= BODY_SURE and scores[best] - scores[ing] >= BODY_AHEAD:
+        swap = not plain[best * N_VAL : (best + 1) * N_VAL].any()
+        if (
+            swap
+            and best != ing
+            and scores[best] >= BODY_SURE
+            and scores[best] - scores[ing] >= BODY_AHEAD
+        ):
             card = CARD_IDS[best * N_VAL + value]
             return replace(
                 naming, card=card, runner_up=naming.card, probability=hand.value_probability

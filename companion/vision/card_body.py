@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import cv2
@@ -34,6 +35,10 @@ COVER_V_MM: Final = (6.0, CARD_H_MM - 1.5 * INDEX_STRIP_MM + 2.0)
 """Where another box's centre lies on a card's body (mm down from the card's band centre): a
 cascade's next band sits 10-20 mm down, the card's own other end (72 mm) is not on it."""
 OUTLINE_MARGIN_MM: Final = 6.0
+FLAT: Final = 8.0
+"""A body whose every channel varies less than this (grey levels, standard deviation) shows
+nothing to tell cards apart by: a deck with a blank middle is not checked whole."""
+N_VALUES: Final = 8
 BODY_W: Final = round((CARD_W_MM - 2 * INSET_MM) * BODY_PPM)
 BODY_H: Final = round((BODY_Y1_MM - BODY_Y0_MM - 2 * INSET_MM) * BODY_PPM)
 
@@ -68,15 +73,51 @@ def body_patch(
     return turned_patch(image, cal, band_centre_mm, angle, (x0, y0), size, BODY_PPM, cv2.INTER_AREA)
 
 
-def body_scores(patch: np.ndarray, refs: Sequence[np.ndarray]) -> np.ndarray:
-    """Each reference body's best normalised correlation within the patch (float32 BGR, the
-    frame's white balance applied like the references')."""
+@dataclass(frozen=True)
+class Bodies:
+    """A deck's card bodies as the table's are compared with them."""
+
+    means: np.ndarray
+    """(2, 7, BODY_H, BODY_W, 3) each ingredient's mean body, upright then turned (a card read
+    from its bottom band): where the table's body lies is found against these."""
+    units: np.ndarray
+    """(2, 56, BODY_H * BODY_W * 3) every card's body, per-channel zero-mean, unit length."""
+    plain: np.ndarray
+    """(56,) the card's body shows too little to compare (a blank middle, a faint wash)."""
+
+
+def bodies_of(bodies: Sequence[np.ndarray]) -> Bodies:
+    """`bodies`: the 56 cards' (`body_of_face`, float32), in CARD_IDS order."""
     blur = BODY_BLUR_MM * BODY_PPM
-    seen = cv2.GaussianBlur(patch, (0, 0), blur)
-    out = np.empty(len(refs), np.float32)
-    for k, ref in enumerate(refs):
-        res = cv2.matchTemplate(seen, cv2.GaussianBlur(ref, (0, 0), blur), cv2.TM_CCOEFF_NORMED)
-        out[k] = float(res.max())
+    upright = np.stack([cv2.GaussianBlur(b, (0, 0), blur) for b in bodies])
+    both = np.stack([upright, np.ascontiguousarray(upright[:, ::-1, ::-1])])
+    n_ing = len(bodies) // N_VALUES
+    means = both.reshape(2, n_ing, N_VALUES, *upright.shape[1:]).mean(axis=2)
+    flat = both - both.mean(axis=(2, 3), keepdims=True)
+    norms = np.linalg.norm(flat.reshape(2, len(bodies), -1), axis=2, keepdims=True)
+    units = flat.reshape(2, len(bodies), -1) / np.maximum(norms, 1e-6)
+    spread = upright.reshape(len(bodies), -1, 3).std(axis=1).max(axis=1)
+    plain = spread < FLAT
+    units[:, plain] = 0.0  # correlates with nothing (its rounding noise would, at random)
+    return Bodies(means.astype(np.float32), units.astype(np.float32), plain)
+
+
+def card_scores(patch: np.ndarray, bodies: Bodies) -> np.ndarray:
+    """(56,) each card's body's normalised correlation with the table's (`patch`, float32,
+    the frame's white balance applied like the references'), read either way up: the patch's
+    body is placed against the ingredients' mean bodies, then compared with every card's."""
+    seen = cv2.GaussianBlur(patch, (0, 0), BODY_BLUR_MM * BODY_PPM)
+    out = np.full(bodies.units.shape[1], -1.0, np.float32)
+    for end in range(2):
+        best, x, y = -2.0, 0, 0
+        for mean in bodies.means[end]:
+            _, score, _, loc = cv2.minMaxLoc(cv2.matchTemplate(seen, mean, cv2.TM_CCOEFF_NORMED))
+            if score > best:
+                best, (x, y) = score, loc
+        crop = seen[y : y + BODY_H, x : x + BODY_W]
+        crop = (crop - crop.mean(axis=(0, 1))).ravel()
+        unit = crop / max(float(np.linalg.norm(crop)), 1e-6)
+        out = np.maximum(out, bodies.units[end] @ unit)
     return out
 
 
