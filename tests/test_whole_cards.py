@@ -22,8 +22,10 @@ from companion.vision.card_body import (
     body_of_face,
     body_patch,
     card_scores,
+    covered,
     in_view_whole,
 )
+from companion.vision.detections import Detections
 from companion.vision.detector import CardDetector, FrameReading
 from companion.vision.plane import rectify
 from tests.plane_helpers import kit_view
@@ -71,6 +73,12 @@ def reading() -> FrameReading:
     return CardDetector(deck=deck(), reuse_names=False).detect(table().image)
 
 
+def finder_boxes(found: Detections) -> list[tuple[float, float, float, float]]:
+    """The finder's boxes on the table plane (mm)."""
+    ppm = layout.RECTIFIED_PX_PER_MM
+    return [(x0 / ppm, y0 / ppm, x1 / ppm, y1 / ppm) for x0, y0, x1, y1 in found.xyxy]
+
+
 def on_deck_spot(center_mm: tuple[float, float]) -> bool:
     spot = layout.DECK_SPOT
     return spot.x0 - 5 <= center_mm[0] <= spot.x1 + 5 and spot.y0 - 5 <= center_mm[1] <= spot.y1 + 5
@@ -93,7 +101,7 @@ def test_a_card_seen_whole_is_told_from_a_covered_one():
     assert cal is not None
     detector = CardDetector(deck=deck(), reuse_names=False)
     found = detector.model.predict(rectify(f.image, cal))
-    boxes = [tuple(float(v) / layout.RECTIFIED_PX_PER_MM for v in xyxy) for xyxy in found.xyxy]
+    boxes = finder_boxes(found)
     read = {r.card: r for r in reading().cards}
     faces = deck()
     lone = read["nori-2"].naming
@@ -113,6 +121,27 @@ def test_a_card_seen_whole_is_told_from_a_covered_one():
     nori = by_ingredient.pop("nori")
     assert nori >= 0.6 and nori - max(by_ingredient.values()) >= 0.2, (nori, by_ingredient)
     assert not bodies.plain.any()
+
+
+def test_a_card_under_one_boxed_at_its_foot_only_is_covered():
+    """The last card of a cascade may be boxed at its foot alone (its top band missed: a
+    path-traced scan column's, where the outline still showed whole); the card under it is
+    covered all the same. Not by a box cut short at that distance (the table's edge beyond
+    the face-down deck: 11 mm tall), nor by the card's own foot."""
+    x, y = 300.0, 150.0
+    half_w, half_h = layout.CARD_W_MM / 2, layout.INDEX_STRIP_MM / 2 + 2.0
+    end_to_end = layout.CARD_H_MM - layout.INDEX_STRIP_MM
+
+    def band_at(cy: float, half: float = half_h) -> tuple[float, float, float, float]:
+        return (x - half_w, cy - half, x + half_w, cy + half)
+
+    next_foot = band_at(y + 17.0 + end_to_end)
+    assert covered((x, y), 0.0, False, [next_foot])
+    assert covered((x, y), 0.0, False, [band_at(y + 17.0)])
+    assert not covered((x, y), 0.0, False, [band_at(y + 17.0 + end_to_end, 5.5)])
+    assert not covered((x, y), 0.0, False, [band_at(y + end_to_end)])
+    # read from its foot (turned): the card lies the other way
+    assert not covered((x, y), 0.0, True, [next_foot])
 
 
 LOOK_ALIKE = ("negi-3", "ajitama-6", "negi-5", "ajitama-1")

@@ -34,6 +34,7 @@ from companion.vision.band_embedding import TOP_MM, AnyBandEmbedder, load_embedd
 from companion.vision.calibration import TableCalibration
 from companion.vision.card_body import (
     Bodies,
+    Box,
     bodies_of,
     body_of_face,
     body_patch,
@@ -664,13 +665,13 @@ class BandNamer:
         cal: TableCalibration,
         boxes_mm: Sequence[tuple[float, float, float, float]],
         light: TableCalibration | None = None,
-        others_mm: Sequence[tuple[float, float, float, float]] | None = None,
+        found: Sequence[Box] | None = None,
     ) -> list[Naming | None]:
         """Name the bands the finder boxed (x0, y0, x1, y1 on the table plane, mm): the
         hand-made reading of each, then the learned comparison of those it does not settle,
         all their crops in one inference (one call per band cost a call's overhead each).
         `light`: the table's own calibration, whose markers give the light, when `cal` is one
-        turned with a card (turned_cards). `others_mm`: every band the finder boxed in the
+        turned with a card (turned_cards). `found`: every band the finder boxed in the
         frame; given, a card that lies whole in view is checked against its whole face
         (`_whole_card`)."""
         gains = frame_white_gains(image, light or cal)
@@ -681,11 +682,11 @@ class BandNamer:
         asks = [(k, h.crops) for k, h in enumerate(hand) if h is not None and h.crops is not None]
         if asks:
             out = self._learned(out, asks)
-        if others_mm is None:
+        if found is None:
             return out
         balance = gains * self._cast
         return [
-            n if n is None or h is None else self._whole_card(image, cal, n, h, others_mm, balance)
+            n if n is None or h is None else self._whole_card(image, cal, n, h, found, balance)
             for n, h in zip(out, hand, strict=True)
         ]
 
@@ -713,7 +714,7 @@ class BandNamer:
         cal: TableCalibration,
         naming: Naming,
         hand: _HandReading,
-        others_mm: Sequence[tuple[float, float, float, float]],
+        found: Sequence[Box],
         gains: np.ndarray,
     ) -> Naming | None:
         """A band whose card lies whole in view, checked against its whole face: a body like
@@ -725,7 +726,7 @@ class BandNamer:
         ing, value = divmod(_CARD_INDEX[naming.card], N_VAL)
         plain = self._bodies.plain
         if plain[ing * N_VAL : (ing + 1) * N_VAL].any() or not in_view_whole(
-            image, cal, c, a, f, others_mm
+            image, cal, c, a, f, found
         ):
             return naming
         patch = balanced(body_patch(image, cal, c, a, f), gains)

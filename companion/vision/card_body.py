@@ -33,7 +33,18 @@ BODY_Y1_MM: Final = CARD_H_MM - INDEX_STRIP_MM
 """The body: from under the top band to over the bottom one (whose index differs per value)."""
 COVER_V_MM: Final = (6.0, CARD_H_MM - 1.5 * INDEX_STRIP_MM + 2.0)
 """Where another box's centre lies on a card's body (mm down from the card's band centre): a
-cascade's next band sits 10-20 mm down, the card's own other end (72 mm) is not on it."""
+cascade's next band sits 10-20 mm down, the card's own other end (72 mm) is not on it. A box
+a card's length lower is the bottom band of a card over the body, its top band missed (a scan
+column's last card read from its foot, path-traced foil-1): one whose top band would lie at
+most FOOT_OVER_MM down (a cascade's), not the top band of a card laid further on (the first
+card of a bowl below the face-down deck, 100+ mm down)."""
+FOOT_OVER_MM: Final = 30.0
+FOOT_MIN_MM: Final = 0.9 * INDEX_STRIP_MM
+"""Only a box a whole band tall is taken for another card's foot (a card's last band shows
+whole): a box cut by the table's edge beyond the face-down deck (11 mm) hid the deck from the
+check. The finder's confidence does not tell them apart (that box 0.40, a real foot 0.43)."""
+END_TO_END_MM: Final = CARD_H_MM - INDEX_STRIP_MM
+"""From a card's top band's centre to its bottom band's."""
 OUTLINE_MARGIN_MM: Final = 6.0
 FLAT: Final = 8.0
 """A body whose every channel varies less than this (grey levels, standard deviation) shows
@@ -121,27 +132,46 @@ def card_scores(patch: np.ndarray, bodies: Bodies) -> np.ndarray:
     return out
 
 
+Box = tuple[float, float, float, float]
+"""A band the finder boxed: x0, y0, x1, y1 on the table plane, mm."""
+
+
+def covered(
+    band_centre_mm: tuple[float, float], angle_deg: float, flipped: bool, boxes: Sequence[Box]
+) -> bool:
+    """Whether another band the finder boxed lies on the body of this band's card: a
+    cascade's next card (its top band, COVER_V_MM down) or one read from its foot alone."""
+    a = math.radians(angle_deg + (180.0 if flipped else 0.0))
+    ca, sa = math.cos(a), math.sin(a)
+    cx, cy = band_centre_mm
+    lo, hi = COVER_V_MM
+    for x0, y0, x1, y1 in boxes:
+        dx, dy = (x0 + x1) / 2 - cx, (y0 + y1) / 2 - cy
+        u, v = ca * dx - sa * dy, sa * dx + ca * dy  # card-local, v down from the band
+        tall = min(x1 - x0, y1 - y0) >= FOOT_MIN_MM
+        foot = tall and lo <= v - END_TO_END_MM <= FOOT_OVER_MM
+        if abs(u) < CARD_W_MM / 2 and (lo <= v <= hi or foot):
+            return True
+    return False
+
+
 def in_view_whole(
     image: np.ndarray,
     cal: TableCalibration,
     band_centre_mm: tuple[float, float],
     angle_deg: float,
     flipped: bool,
-    others_mm: Sequence[tuple[float, float, float, float]],
+    boxes: Sequence[Box],
 ) -> bool:
     """Whether the card of a band lies whole in view: no other band the finder boxed lies on
-    its body (a cascade's next card, a card over it), and its outline shows an edge along
-    MIN_SUPPORT of it (a hand or a card the finder missed breaks it)."""
+    its body (`covered`), and its outline shows an edge along MIN_SUPPORT of it (a hand or a
+    card the finder missed breaks it)."""
+    if covered(band_centre_mm, angle_deg, flipped, boxes):
+        return False
     a = math.radians(angle_deg + (180.0 if flipped else 0.0))
     ca, sa = math.cos(a), math.sin(a)
     cx, cy = band_centre_mm
-    for x0, y0, x1, y1 in others_mm:
-        dx, dy = (x0 + x1) / 2 - cx, (y0 + y1) / 2 - cy
-        u, v = ca * dx - sa * dy, sa * dx + ca * dy  # card-local, v down from the band
-        if abs(u) < CARD_W_MM / 2 and COVER_V_MM[0] <= v <= COVER_V_MM[1]:
-            return False
-    # the card's centre lies (CARD_H_MM - INDEX_STRIP_MM) / 2 down from its band's
-    down = (CARD_H_MM - INDEX_STRIP_MM) / 2
+    down = END_TO_END_MM / 2  # to the card's centre
     centre = (cx + sa * down, cy + ca * down)
     half = CARD_H_MM / 2 + OUTLINE_MARGIN_MM
     patch = plane_patch(image, cal, centre[0] - half, centre[1] - half, 2 * half, 2 * half, 1.0)

@@ -329,7 +329,7 @@ class CardDetector:
             boxes_mm = [_box_mm(dets.xyxy[k], ppm) for k in todo]
             if isinstance(self.namer, BandNamer):  # its cards seen whole checked whole
                 every = [_box_mm(x, ppm) for x in dets.xyxy]
-                named = self.namer.name_boxes(image, cal, boxes_mm, others_mm=every)
+                named = self.namer.name_boxes(image, cal, boxes_mm, found=every)
             else:
                 named = self.namer.name_boxes(image, cal, boxes_mm)
             for k, fresh in zip(todo, named, strict=True):
@@ -435,7 +435,7 @@ class CardDetector:
         upright = turned_calibration(cal, pose)
         boxes = band_boxes(pose)
         if isinstance(self.namer, BandNamer):  # a card found by its outline: checked whole
-            read = self.namer.name_boxes(image, upright, boxes, light=cal, others_mm=boxes)
+            read = self.namer.name_boxes(image, upright, boxes, light=cal, found=boxes)
         else:
             read = self.namer.name_boxes(image, upright, boxes)
         ends = [on_plane(n, pose) for n in read if n is not None]
