@@ -35,6 +35,11 @@ DECK = ("mixed", 5)
 dev scenes of it the face-down deck was read as negi-7 in 14 of 24 frames (seed 70000)."""
 
 
+def band_rows(face: np.ndarray) -> int:
+    """How many of a face's rows its index band takes."""
+    return round(face.shape[0] * layout.INDEX_STRIP_MM / layout.CARD_H_MM)
+
+
 @cache
 def deck() -> Deck:
     """That design, its back's two ends drawn as negi-0's bands (the worst such a back can
@@ -42,7 +47,7 @@ def deck() -> Deck:
     d = design_deck(*DECK)
     back = d.back_image().copy()
     face = d.face("negi-0")
-    rows = round(face.shape[0] * layout.INDEX_STRIP_MM / layout.CARD_H_MM)
+    rows = band_rows(face)
     back = cv2.resize(back, (face.shape[1], face.shape[0]))
     back[:rows] = face[:rows]
     back[-rows:] = face[-rows:]
@@ -107,11 +112,9 @@ def test_a_card_seen_whole_is_told_from_a_covered_one():
     lone = read["nori-2"].naming
     assert lone is not None
     assert in_view_whole(f.image, cal, lone.center_mm, lone.angle_deg, lone.flipped, boxes)
-    covered = read["negi-3"].naming
-    assert covered is not None
-    assert not in_view_whole(
-        f.image, cal, covered.center_mm, covered.angle_deg, covered.flipped, boxes
-    )
+    under = read["negi-3"].naming
+    assert under is not None
+    assert not in_view_whole(f.image, cal, under.center_mm, under.angle_deg, under.flipped, boxes)
     bodies = bodies_of([body_of_face(faces.face(cid)) for cid in CARD_IDS])
     patch = body_patch(f.image, cal, lone.center_mm, lone.angle_deg, lone.flipped)
     scores = card_scores(patch.astype(np.float32), bodies)
@@ -144,6 +147,18 @@ def test_a_card_under_one_boxed_at_its_foot_only_is_covered():
     assert not covered((x, y), 0.0, True, [next_foot])
 
 
+def read_fridge(deck: Deck, cards: tuple[str, ...], seed: int) -> list[tuple[str, float]]:
+    """`cards` laid in the Fridge's four places (turned 1 degree), seen by the kit's camera in
+    clean light and read: (card, confidence) of every reading."""
+    placed = [
+        PlacedCard(cid, slot.center, 1.0, True, "fridge")
+        for cid, slot in zip(cards, layout.fridge_slots(), strict=True)
+    ]
+    f = kit_view(deck, Scene(tuple(placed), "felt", seed), seed)
+    read = CardDetector(deck=deck, reuse_names=False).detect(f.image).cards
+    return [(r.card, round(r.confidence, 2)) for r in read]
+
+
 LOOK_ALIKE = ("negi-3", "ajitama-6", "negi-5", "ajitama-1")
 """A `corner` deck's two browns (full-bleed, the index a numeral and a small icon)."""
 
@@ -152,16 +167,8 @@ def test_a_lone_card_of_two_look_alike_ingredients_is_named_from_its_picture():
     """Four Fridge cards of the two browns, clean light: every one read, at the gate or over.
     From their bands alone negi-5 was read as ajitama-5 at 0.02 (and negi-3 at 0.61); their
     pictures differ far more."""
-    corner = design_deck("corner", 5)
-    cards = [
-        PlacedCard(cid, slot.center, 1.0, True, "fridge")
-        for cid, slot in zip(LOOK_ALIKE, layout.fridge_slots(), strict=True)
-    ]
-    f = kit_view(corner, Scene(tuple(cards), "felt", 0), 0)
-    read = CardDetector(deck=corner, reuse_names=False).detect(f.image).cards
-    assert sorted(r.card for r in read) == sorted(LOOK_ALIKE), [
-        (r.card, round(r.confidence, 2)) for r in read
-    ]
+    read = read_fridge(design_deck("corner", 5), LOOK_ALIKE, 0)
+    assert sorted(card for card, _ in read) == sorted(LOOK_ALIKE), read
 
 
 def test_a_deck_with_blank_pictures_loses_no_card_seen_whole():
@@ -169,19 +176,11 @@ def test_a_deck_with_blank_pictures_loses_no_card_seen_whole():
     the check nothing to compare: its cards seen whole are read from their bands as before,
     not dropped for a picture like none nor renamed after another's."""
     corner = design_deck("corner", 5)
-    rows = round(corner.face("negi-3").shape[0] * layout.INDEX_STRIP_MM / layout.CARD_H_MM)
     faces = {}
     for cid, face in corner.faces.items():
+        rows = band_rows(face)
         blank = face.copy()
         blank[rows:-rows] = face[rows : rows + 1].mean(axis=(0, 1))
         faces[cid] = blank
-    deck = replace(corner, faces=faces)
-    cards = [
-        PlacedCard(cid, slot.center, 1.0, True, "fridge")
-        for cid, slot in zip(LOOK_ALIKE[::-1], layout.fridge_slots(), strict=True)
-    ]
-    f = kit_view(deck, Scene(tuple(cards), "felt", 1), 1)
-    read = CardDetector(deck=deck, reuse_names=False).detect(f.image).cards
-    assert sorted(r.card for r in read) == sorted(LOOK_ALIKE), [
-        (r.card, round(r.confidence, 2)) for r in read
-    ]
+    read = read_fridge(replace(corner, faces=faces), LOOK_ALIKE[::-1], 1)
+    assert sorted(card for card, _ in read) == sorted(LOOK_ALIKE), read

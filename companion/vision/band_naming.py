@@ -597,7 +597,6 @@ class BandNamer:
                 for i in range(len(tops)):
                     tops[i] *= fix[i // N_VAL]
                     bottoms[i] *= fix[i // N_VAL]
-                for i in range(len(bodies)):
                     bodies[i] *= fix[i // N_VAL]
         return tops + bottoms, bodies
 
@@ -1014,7 +1013,7 @@ class BandNamer:
         # a band partly hidden showed only part of what tells the cards apart
         shown = (CARD_W_MM + 2 * SEARCH_X_MM) / (CARD_W_MM + 2 * way.margin_x)
         probability = _confidence(best_s, v_margin, i_margin) * shown
-        value_probability = _confidence(best_s, v_margin, math.inf) * shown
+        value_probability = _value_confidence(best_s, v_margin) * shown
         ask = (
             refs.embedded is not None
             and best_s >= ASK_SCORE
@@ -1089,8 +1088,12 @@ def _confidence(score: float, v_margin: float, i_margin: float) -> float:
     (where they differ) and of the other ingredients. Fitted on the training families' bands
     (enrolled and drawn faces): wrong values had margins under 0.024 in 95 % of cases, wrong
     ingredients under 0.033."""
+    pi = 1.0 / (1.0 + math.exp(-(i_margin - 0.035) / 0.008))
+    return _value_confidence(score, v_margin) * pi
+
+
+def _value_confidence(score: float, v_margin: float) -> float:
+    """`_confidence` were the ingredient sure: the value's part alone."""
     if score < MIN_SCORE:
         return 0.0
-    pv = 1.0 / (1.0 + math.exp(-(v_margin - 0.018) / 0.004))
-    pi = 1.0 if i_margin == math.inf else 1.0 / (1.0 + math.exp(-(i_margin - 0.035) / 0.008))
-    return float(pv * pi)
+    return float(1.0 / (1.0 + math.exp(-(v_margin - 0.018) / 0.004)))

@@ -8,7 +8,6 @@ like colour) shows a picture like none of them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -80,7 +79,7 @@ def body_patch(
     x0 = -CARD_W_MM / 2 + INSET_MM - s
     y0 = BODY_Y0_MM - INDEX_STRIP_MM / 2 + INSET_MM - s
     size = (BODY_W + 2 * round(s * BODY_PPM), BODY_H + 2 * round(s * BODY_PPM))
-    angle = angle_deg + (180.0 if flipped else 0.0)
+    angle = _band_frame(band_centre_mm, angle_deg, flipped).angle_deg
     return turned_patch(image, cal, band_centre_mm, angle, (x0, y0), size, BODY_PPM, cv2.INTER_AREA)
 
 
@@ -136,23 +135,28 @@ Box = tuple[float, float, float, float]
 """A band the finder boxed: x0, y0, x1, y1 on the table plane, mm."""
 
 
+def _band_frame(band_centre_mm: tuple[float, float], angle_deg: float, flipped: bool) -> CardPose:
+    """The band's own frame (x right, y down the card from the band's centre) as a pose."""
+    return CardPose(band_centre_mm, angle_deg + (180.0 if flipped else 0.0))
+
+
 def covered(
     band_centre_mm: tuple[float, float], angle_deg: float, flipped: bool, boxes: Sequence[Box]
 ) -> bool:
     """Whether another band the finder boxed lies on the body of this band's card: a
     cascade's next card (its top band, COVER_V_MM down) or one read from its foot alone."""
-    a = math.radians(angle_deg + (180.0 if flipped else 0.0))
-    ca, sa = math.cos(a), math.sin(a)
-    cx, cy = band_centre_mm
+    if not boxes:
+        return False
+    b = np.asarray(boxes, np.float64)
+    frame = _band_frame(band_centre_mm, angle_deg, flipped)
+    # the boxes' centres in the band's frame (CardPose.to_card, all at once)
+    centres = (b[:, :2] + b[:, 2:]) / 2 - np.asarray(band_centre_mm)
+    u, v = (centres @ frame.rotation).T
     lo, hi = COVER_V_MM
-    for x0, y0, x1, y1 in boxes:
-        dx, dy = (x0 + x1) / 2 - cx, (y0 + y1) / 2 - cy
-        u, v = ca * dx - sa * dy, sa * dx + ca * dy  # card-local, v down from the band
-        tall = min(x1 - x0, y1 - y0) >= FOOT_MIN_MM
-        foot = tall and lo <= v - END_TO_END_MM <= FOOT_OVER_MM
-        if abs(u) < CARD_W_MM / 2 and (lo <= v <= hi or foot):
-            return True
-    return False
+    tall = np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) >= FOOT_MIN_MM
+    foot = tall & (lo <= v - END_TO_END_MM) & (v - END_TO_END_MM <= FOOT_OVER_MM)
+    on_body = (lo <= v) & (v <= hi)
+    return bool(np.any((np.abs(u) < CARD_W_MM / 2) & (on_body | foot)))
 
 
 def in_view_whole(
@@ -168,15 +172,12 @@ def in_view_whole(
     card the finder missed breaks it)."""
     if covered(band_centre_mm, angle_deg, flipped, boxes):
         return False
-    a = math.radians(angle_deg + (180.0 if flipped else 0.0))
-    ca, sa = math.cos(a), math.sin(a)
-    cx, cy = band_centre_mm
-    down = END_TO_END_MM / 2  # to the card's centre
-    centre = (cx + sa * down, cy + ca * down)
+    frame = _band_frame(band_centre_mm, angle_deg, flipped)
+    cx, cy = frame.to_plane(np.array([[0.0, END_TO_END_MM / 2]]))[0]  # the card's centre
     half = CARD_H_MM / 2 + OUTLINE_MARGIN_MM
-    patch = plane_patch(image, cal, centre[0] - half, centre[1] - half, 2 * half, 2 * half, 1.0)
+    patch = plane_patch(image, cal, cx - half, cy - half, 2 * half, 2 * half, 1.0)
     gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    pose = CardPose((half, half), angle_deg + (180.0 if flipped else 0.0))
+    pose = CardPose((half, half), frame.angle_deg)
     return float(outline_support(gx, gy, [pose])[0]) >= MIN_SUPPORT
