@@ -20,7 +20,7 @@ alone. What makes it work on unknown art:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -75,10 +75,16 @@ panel is washed out over its inner part only, no single sheen fits it, and its r
 scores 0.1-0.2 (path-traced ornate-1). Asked down to 0.0: path-traced held-out recall plain
 +2.1 points, hard +1.7 (2 more wrong readings); at 0.1 a little less of both."""
 REFINE_INGREDIENTS: Final = 4
+SHORTLIST_CLOSE: Final = 0.1
+"""A coarse fit this close to the best is aligned in full whatever its rank (three pastels
+that differ by a small icon: 0.03-0.035 apart; an ingredient of another colour 0.13+)."""
 REFINE_PX: Final = 3
 ING_CLOSE: Final = 0.06
 """Ingredients whose whole-band scores are this close are told apart where they differ."""
 PAIR_SCALE: Final = 0.25
+NO_SAY: Final = 0.05
+"""Two ingredients that differ where the band shows, unclipped, by under this share of their
+largest difference are not compared there (a tie)."""
 PAIR_COLOUR: Final = 2.0
 VALUE_SEARCH_PX: Final = 3
 VALUE_BLURS_MM: Final = (0.0, 0.5, 0.9)
@@ -192,14 +198,26 @@ def _sheen(o: np.ndarray, r: np.ndarray, w: np.ndarray | None) -> tuple[float, f
     return k, k * veil
 
 
-def ingredient_score(window: np.ndarray, templ: np.ndarray) -> tuple[float, tuple[int, int]]:
+def ingredient_score(
+    window: np.ndarray, templ: np.ndarray, clipped: np.ndarray | None = None
+) -> tuple[float, tuple[int, int]]:
     """An ingredient's band against the best-aligned place in `window`: structure (normalised
-    correlation) minus the colour penalty there; and that place (x, y)."""
+    correlation) minus the colour penalty there; and that place (x, y). `clipped`: where the
+    camera clipped (the window's size): no colour is compared there."""
     res = cv2.matchTemplate(window, templ, cv2.TM_CCOEFF_NORMED)
     _, sc, _, (x, y) = cv2.minMaxLoc(res)
     h, w = templ.shape[:2]
     crop = window[y : y + h, x : x + w]
-    return sc - COLOUR_WEIGHT * _colour_distance(crop, templ), (x, y)
+    weights = None
+    if clipped is not None:
+        seen = ~clipped[y : y + h, x : x + w]
+        if not seen.all() and seen.mean() >= MIN_SEEN:
+            weights = seen.astype(np.float32)
+    return sc - COLOUR_WEIGHT * _colour_distance(crop, templ, weights), (x, y)
+
+
+MIN_SEEN: Final = 0.1
+"""A band clipped over more than all but this share has its colour compared as it reads."""
 
 
 def value_score(region: np.ndarray, templ: np.ndarray) -> float | None:
@@ -293,6 +311,17 @@ def markers_white(image: np.ndarray, cal: TableCalibration) -> np.ndarray:
     lum = px.mean(axis=1)
     white: np.ndarray = np.median(px[lum >= np.percentile(lum, 85)], axis=0)
     return white
+
+
+def _clipped(raw: np.ndarray) -> np.ndarray:
+    """Where the camera clipped a channel (bool): the colour there is not what it reads (an
+    overexposed pink, pale yellow or cream all read paper white; a glare washes a band to
+    white). Its colour is left out of the comparison; its structure stays. Measured against
+    leaving out only pale clipped pixels (every white-balanced channel 200+): 2D held-out hard
+    recall 0.8104 against 0.8110, path-traced hard 0.9053 against 0.8877 (glare)."""
+    b, g, r = raw[..., 0], raw[..., 1], raw[..., 2]
+    clipped: np.ndarray = np.maximum(np.maximum(b, g), r) >= CLIPPED
+    return clipped
 
 
 def balanced(patch: np.ndarray, gains: np.ndarray) -> np.ndarray:
@@ -498,6 +527,8 @@ class _WayUp:
     """... and where it fits (full-size px)."""
     margin_x: float
     """The patch's margin beside the band, mm (wider for a box shorter than a card)."""
+    clipped: np.ndarray
+    """Where the camera clipped a channel (`_clipped`; the patch's size)."""
 
     @property
     def fit(self) -> float:
@@ -842,10 +873,12 @@ class BandNamer:
             angle = self._skew(image, cal, cx, cy, squarish, flipped)
             # turned more than ~15 degrees: edges give the skew modulo 90 only
             for a in (angle, angle + 90.0) if squarish else (angle,):
-                patch = self._patch(image, cal, cx, cy, a, flipped, gains, margin_x)
+                raw = self._patch(image, cal, cx, cy, a, flipped, margin_x)
+                patch = balanced(raw, gains)
                 rep = _rep(patch)
-                scores, at = self._coarse(rep)
-                out.append(_WayUp(patch, rep, cx, cy, a, flipped, scores, at, margin_x))
+                clipped = _clipped(raw)
+                scores, at = self._coarse(rep, clipped)
+                out.append(_WayUp(patch, rep, cx, cy, a, flipped, scores, at, margin_x, clipped))
         out.sort(key=lambda f: -f.fit)
         return out
 
@@ -889,32 +922,43 @@ class BandNamer:
         patch = cv2.warpPerspective(image, view, size, flags=cv2.INTER_LINEAR)
         return edge_skew_deg(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32))
 
-    def _coarse(self, rep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _coarse(self, rep: np.ndarray, clipped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every ingredient's mean band against the band at half size: (scores, positions in
-        full-size pixels), the positions good to a pixel or two."""
+        full-size pixels), the positions good to a pixel or two. `clipped`: `_clipped`."""
         refs = self._refs
         small = cv2.resize(rep, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        small_clipped = None
+        if clipped.any():
+            share = cv2.resize(
+                clipped.astype(np.float32), small.shape[1::-1], interpolation=cv2.INTER_AREA
+            )
+            small_clipped = share >= 0.5
         scores = np.empty(2 * N_ING, np.float32)
         at = np.empty((2 * N_ING, 2), np.int32)
         for j in range(2 * N_ING):
-            scores[j], (x, y) = ingredient_score(small, refs.ing_small[j])
+            scores[j], (x, y) = ingredient_score(small, refs.ing_small[j], small_clipped)
             at[j] = (2 * x, 2 * y)
         return scores, at
 
-    def _pair(
-        self, rep: np.ndarray, a: int, b: int, at: list[tuple[int, int]]
-    ) -> tuple[float, float]:
+    def _pair(self, way: _WayUp, a: int, b: int, at: list[tuple[int, int]]) -> tuple[float, float]:
         """The band compared with ingredient means a and b where they differ: structure minus
-        PAIR_COLOUR times the colour distance there."""
+        PAIR_COLOUR times the colour distance there. Pixels the camera clipped have no say: an
+        overexposed pale background reads white for every tint, and two pastels that differ
+        there would otherwise outvote the small icon that still tells them apart."""
         ta, tb = self._refs.ing_mean[a], self._refs.ing_mean[b]
         th, tw = ta.shape[:2]
         diff = np.abs(ta - tb).sum(axis=2)
         diff = cv2.GaussianBlur(diff, (0, 0), 1.0 * PPM)
-        weights = (diff / max(float(diff.max()), 1e-6))[..., None].astype(np.float32)
         out = []
         for j, templ in ((a, ta), (b, tb)):
             x, y = at[j]
-            crop = rep[y : y + th, x : x + tw]
+            crop = way.rep[y : y + th, x : x + tw]
+            seen = diff * ~way.clipped[y : y + th, x : x + tw]
+            peak = float(seen.max())
+            if peak <= NO_SAY * float(diff.max()):  # all they differ by is clipped
+                out.append(0.0)
+                continue
+            weights = (seen / peak)[..., None].astype(np.float32)
             ncc = float(_masked_unit(crop, weights) @ _masked_unit(templ, weights))
             out.append(ncc - PAIR_COLOUR * _colour_distance(crop, templ, weights))
         return out[0], out[1]
@@ -927,16 +971,15 @@ class BandNamer:
         cy: float,
         angle: float,
         flipped: bool,
-        gains,
         margin_x: float = SEARCH_X_MM,
-    ):
-        """Upright patch around the band (band top TOP_MM plus search margins), 2 px/mm."""
+    ) -> np.ndarray:
+        """Upright patch around the band (band top TOP_MM plus search margins) at PPM, as the
+        camera read it (uint8 BGR)."""
         w = CARD_W_MM + 2 * margin_x
         h = INDEX_STRIP_MM + 2 * SEARCH_Y_MM
         turn = angle + (180.0 if flipped else 0.0)
         size = (round(w * PPM), round(h * PPM))
-        patch = turned_patch(image, cal, (cx, cy), turn, (-w / 2, -h / 2), size, PPM)
-        return balanced(patch, gains)
+        return turned_patch(image, cal, (cx, cy), turn, (-w / 2, -h / 2), size, PPM)
 
     def _ingredient(
         self, way: _WayUp, shape: np.ndarray
@@ -952,32 +995,57 @@ class BandNamer:
         ing_scores = np.full(2 * N_ING, -math.inf)
         ing_at: list[tuple[int, int]] = [(0, 0)] * (2 * N_ING)
         r = REFINE_PX
-        for j in np.argsort(coarse)[::-1][:REFINE_INGREDIENTS]:
+        for j in _shortlist(coarse):
             x0 = int(min(max(coarse_at[j][0] - r, 0), rep.shape[1] - tw))
             y0 = int(min(max(coarse_at[j][1] - r, 0), rep.shape[0] - th))
             window = rep[y0 : y0 + th + 2 * r, x0 : x0 + tw + 2 * r]
-            ing_scores[j], (x, y) = ingredient_score(window, refs.ing_mean[j])
+            clipped = way.clipped[y0 : y0 + th + 2 * r, x0 : x0 + tw + 2 * r]
+            ing_scores[j], (x, y) = ingredient_score(window, refs.ing_mean[j], clipped)
             ing_at[j] = (x0 + x, y0 + y)
             crop = shape[y0 + y : y0 + y + th, x0 + x : x0 + x + tw]
             ing_scores[j] += SHAPE_WEIGHT * float(_unit(crop) @ refs.ing_shape_unit[j])
-        order = [int(j) for j in np.argsort(ing_scores)[::-1]]
+        order = [int(j) for j in np.argsort(ing_scores)[::-1] if ing_scores[j] > -math.inf]
         best_j = order[0]
-        rival = next(
-            (j for j in order if j % N_ING != best_j % N_ING and ing_scores[j] > -math.inf),
-            None,
-        )
-        if rival is None:  # the shortlist held one ingredient: its rival is the coarse one
+        others = _per_ingredient(j for j in order if j % N_ING != best_j % N_ING)
+        if not others:  # the shortlist held one ingredient: its rival is the coarse one
             rival = next(j for j in np.argsort(coarse)[::-1] if j % N_ING != best_j % N_ING)
             ing_scores[rival] = coarse[rival]
-        i_margin = float(ing_scores[best_j] - ing_scores[rival])
-        if i_margin < ING_CLOSE:
-            # two ingredients alike overall (two browns): let the pixels where they differ
-            # (icon, art) decide, each at its own alignment
-            s_best, s_rival = self._pair(rep, best_j, rival, ing_at)
-            if s_rival > s_best:
-                best_j, rival = rival, best_j
-            i_margin = max(i_margin, abs(s_best - s_rival) * PAIR_SCALE)
+            others = [int(rival)]
+        close = [j for j in others if ing_scores[best_j] - ing_scores[j] < ING_CLOSE]
+        if close:
+            # ingredients alike overall (two browns, three pastels): the pixels where they
+            # differ (icon, art) decide
+            best_j, rival, i_margin = self._look_alikes(way, [best_j, *close], ing_scores, ing_at)
+        else:
+            rival = others[0]
+            i_margin = float(ing_scores[best_j] - ing_scores[rival])
         return best_j, rival, ing_scores, ing_at, i_margin
+
+    def _look_alikes(
+        self,
+        way: _WayUp,
+        group: list[int],
+        ing_scores: np.ndarray,
+        ing_at: list[tuple[int, int]],
+    ) -> tuple[int, int, float]:
+        """(winner, rival, margin) of ingredients whose whole-band scores are close: every
+        two of them compared where they differ (`_pair`), each at its own alignment; the one
+        that wins the most comparisons (then the best score) is the ingredient, its margin
+        the smallest over the others of its score lead or its comparison lead."""
+        lead: dict[tuple[int, int], float] = {}
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                s_a, s_b = self._pair(way, a, b, ing_at)
+                lead[a, b], lead[b, a] = s_a - s_b, s_b - s_a
+        wins = {a: sum(lead[a, b] > 0 for b in group if b != a) for a in group}
+        best = max(group, key=lambda a: (wins[a], ing_scores[a]))
+        margins = {
+            b: max(abs(float(ing_scores[best] - ing_scores[b])), lead[best, b] * PAIR_SCALE)
+            for b in group
+            if b != best
+        }
+        rival = min(margins, key=lambda b: margins[b])
+        return best, rival, margins[rival]
 
     def _read(self, way: _WayUp) -> tuple[_HandReading, float]:
         """The hand-made reading, the crops the learned comparison is to see (None when it
@@ -1069,6 +1137,34 @@ class BandNamer:
             ranked = np.argsort(p)[::-1]
             out.append((int(ranked[0]), int(ranked[1]), float(p[ranked[0]])))
         return out
+
+
+def _shortlist(coarse: np.ndarray) -> list[int]:
+    """The (end, ingredient) bands to align in full: the REFINE_INGREDIENTS best coarse fits,
+    and any other ingredient's better end within SHORTLIST_CLOSE of the best (a design alike
+    both ways up puts each ingredient in twice: four bands were two ingredients, and a third
+    look-alike was never compared)."""
+    order = [int(j) for j in np.argsort(coarse)[::-1]]
+    out = order[:REFINE_INGREDIENTS]
+    have = {j % N_ING for j in out}
+    for j in order[REFINE_INGREDIENTS:]:
+        if coarse[j] < coarse[order[0]] - SHORTLIST_CLOSE:
+            break
+        if j % N_ING not in have:
+            out.append(j)
+            have.add(j % N_ING)
+    return out
+
+
+def _per_ingredient(order: Iterable[int]) -> list[int]:
+    """The first (end, ingredient) band of each ingredient in `order`: each at its better end."""
+    seen: set[int] = set()
+    out = []
+    for j in order:
+        if j % N_ING not in seen:
+            seen.add(j % N_ING)
+            out.append(j)
+    return out
 
 
 def _fuse(hand: tuple[int, int, float], learned: tuple[int, int, float]) -> tuple[int, int, float]:
