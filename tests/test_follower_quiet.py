@@ -188,6 +188,32 @@ def test_a_served_card_read_in_another_bowl_in_the_serving_change_is_a_misread()
     assert codes(out) == ["already_served"]
 
 
+def test_a_card_misread_as_a_served_one_still_counts_as_a_play() -> None:
+    """Alice's first card of turn 3 is misread as menma-7, served with Bowl 1 in turn 2. It is
+    warned about and kept out of the bowls, but a card did land: it is one of her two plays,
+    so her turn ends with her take and Bob's serve is Bob's. (Ignored, as it was, her turn
+    never ended and every later serve went to the wrong player: the ornate-1 demo scored
+    Alice 1, Bob 29 for a true 20 to 19.)"""
+    tb = Table()
+    tb.first_turns()
+    out = tb.play("menma-7", "bowl-3")  # a misread: menma-7 lies face down in Bob's pile
+    assert codes(out) == ["already_served"]
+    assert "menma-7" not in bowl_cards(tb, "bowl-3")
+    tb.play("shiitake-3", "bowl-2")
+    tb.remove("ajitama-2")
+    tb.refill("kamaboko-2")
+    v = tb.f.view()
+    assert (v.current_player, v.turn) == ("Bob", 4)
+    tb.play("shiitake-4", "bowl-2")  # nori-0, chashu-1, shiitake-3, shiitake-4: 8
+    tb.play("negi-6", "bowl-2")  # 14: ready
+    served = kinds(tb.serve("bowl-2"), "bowl_served")
+    assert [(e["region"], e["player"]) for e in served] == [("bowl-2", "Bob")]
+
+
+def bowl_cards(tb: Table, region: str) -> tuple[str, ...]:
+    return next(b.cards for b in tb.f.view().bowls if b.region == region)
+
+
 # -- what no legal reading explains: warned every time ---------------------------------------
 @pytest.mark.parametrize(
     ("moves", "code", "params"),

@@ -366,6 +366,14 @@ class _Game:
             return
         if card in self.gone:
             self.warn("already_served", card=card)
+            if self.phase == "playing" and self.tphase == _PLAY:
+                # a card did land, misread as a served one: it is still one of the turn's
+                # plays (left uncounted, the turn never ended and every turn after it went
+                # to the other player: the ornate-1 demo's serves all credited to Bob)
+                self.hands[self.seat] = max(0, self.hands[self.seat] - 1)
+                self.plays.append((card, bowl))
+                if len(self.plays) >= self.to_play:
+                    self.after_plays()
             return
         back = self.vanished.get(card)
         if back is not None and back[0] == bowl:
