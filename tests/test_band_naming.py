@@ -455,10 +455,12 @@ def _read_corner_frame(namer: BandNamer, index: int) -> tuple[list[str], list[Na
 
 @cache
 def _warm_namer_readings() -> tuple[np.ndarray, list[tuple[list[str], list[Naming | None]]]]:
-    """The warm deck's namer reading four plain table frames in turn: (its learned cast, per
-    frame (true cards, readings))."""
+    """The warm deck's namer reading six plain table frames in turn: (its learned cast, per
+    frame (true cards, readings)). Three after the cast is learned: since the value is looked
+    for on the card's top edge, the fourth frame alone is read without a wrong reading either
+    way (32 right), and the comparison below would say nothing."""
     namer = BandNamer(_warm_corner_deck())
-    out = [_read_corner_frame(namer, i) for i in range(4)]
+    out = [_read_corner_frame(namer, i) for i in range(6)]
     return namer.colour_cast, out
 
 

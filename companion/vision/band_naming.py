@@ -113,7 +113,7 @@ CAST_FRAMES: Final = 3
 CAST_KEEP: Final = 15
 """... and the median of the last CAST_KEEP frames' measures is taken once there are
 CAST_FRAMES (one frame's white, from its markers, is a few percent off either way)..."""
-CAST_STEP: Final = 0.04
+CAST_STEP: Final = 0.05
 """... and is used when it moved this much a channel (each move reads the frame again)."""
 MAX_CAST: Final = 1.25
 BODY_FOREIGN: Final = 0.35
@@ -199,13 +199,20 @@ def _sheen(o: np.ndarray, r: np.ndarray, w: np.ndarray | None) -> tuple[float, f
 
 
 def ingredient_score(
-    window: np.ndarray, templ: np.ndarray, clipped: np.ndarray | None = None
+    window: np.ndarray,
+    templ: np.ndarray,
+    clipped: np.ndarray | None = None,
+    top_edge: np.ndarray | None = None,
 ) -> tuple[float, tuple[int, int]]:
     """An ingredient's band against the best-aligned place in `window`: structure (normalised
     correlation) minus the colour penalty there; and that place (x, y). `clipped`: where the
-    camera clipped (the window's size): no colour is compared there."""
+    camera clipped (the window's size): no colour is compared there. `top_edge`: per row of
+    the window, a bonus for placing the band's top there (`_top_edges`); it picks the place,
+    the score is the correlation's."""
     res = cv2.matchTemplate(window, templ, cv2.TM_CCOEFF_NORMED)
-    _, sc, _, (x, y) = cv2.minMaxLoc(res)
+    pick = res if top_edge is None else res + top_edge[: res.shape[0], None]
+    _, _, _, (x, y) = cv2.minMaxLoc(pick)
+    sc = float(res[y, x])
     h, w = templ.shape[:2]
     crop = window[y : y + h, x : x + w]
     weights = None
@@ -214,6 +221,33 @@ def ingredient_score(
         if not seen.all() and seen.mean() >= MIN_SEEN:
             weights = seen.astype(np.float32)
     return sc - COLOUR_WEIGHT * _colour_distance(crop, templ, weights), (x, y)
+
+
+EDGE_WEIGHT: Final = 1.0
+"""Correlation a band's alignment gives up to put its top on the card's top edge, per unit of
+that edge's contrast (white-referenced, capped at EDGE_CAP): a blurred band of flat colour
+correlates about alike anywhere along its height (0.49-0.54 over 4 mm on ornate-1's hard
+frames), and an alignment 4 mm low put its numeral's top where a 1's foot would be."""
+EDGE_CAP: Final = 0.2
+EDGE_ROWS: Final = 4
+"""Rows either side of an edge averaged: a blurred camera spreads a card's edge over 4-6 px."""
+
+
+def _top_edges(rep: np.ndarray, margin_px: int) -> np.ndarray:
+    """(H,) per row y of `rep` (an opponent patch, the band `margin_px` in from either side):
+    EDGE_WEIGHT times the contrast between the EDGE_ROWS rows above y and those from y on, across
+    the band's width (white-referenced, capped at EDGE_CAP): where a card's top edge lies."""
+    inner = rep[:, margin_px : rep.shape[1] - margin_px].mean(axis=1) * np.float32(1 / 255)
+    inner[:, 0] *= np.float32(LUM_WEIGHT)
+    n, k = len(inner), EDGE_ROWS
+    out = np.zeros(n, np.float32)
+    if n > 2 * k:
+        sums = np.concatenate([np.zeros((1, 3), np.float32), np.cumsum(inner, axis=0)])
+        below = sums[2 * k :] - sums[k:-k]  # rows y .. y + k - 1, for y = k .. n - k
+        above = sums[k:-k] - sums[: -2 * k]  # rows y - k .. y - 1
+        contrast = np.abs(below - above).sum(axis=1) / k
+        out[k : n - k + 1] = EDGE_WEIGHT * np.minimum(contrast, EDGE_CAP)
+    return out
 
 
 MIN_SEEN: Final = 0.1
@@ -529,6 +563,8 @@ class _WayUp:
     """The patch's margin beside the band, mm (wider for a box shorter than a card)."""
     clipped: np.ndarray
     """Where the camera clipped a channel (`_clipped`; the patch's size)."""
+    top_edge: np.ndarray
+    """Per row, the bonus for a band's top there (`_top_edges`)."""
 
     @property
     def fit(self) -> float:
@@ -877,8 +913,11 @@ class BandNamer:
                 patch = balanced(raw, gains)
                 rep = _rep(patch)
                 clipped = _clipped(raw)
+                top_edge = _top_edges(rep, round(margin_x * PPM))
                 scores, at = self._coarse(rep, clipped)
-                out.append(_WayUp(patch, rep, cx, cy, a, flipped, scores, at, margin_x, clipped))
+                out.append(
+                    _WayUp(patch, rep, cx, cy, a, flipped, scores, at, margin_x, clipped, top_edge)
+                )
         out.sort(key=lambda f: -f.fit)
         return out
 
@@ -1047,6 +1086,17 @@ class BandNamer:
         rival = min(margins, key=lambda b: margins[b])
         return best, rival, margins[rival]
 
+    def _on_top_edge(self, way: _WayUp, j: int, ax: int) -> tuple[int, int]:
+        """Where band j fits with its top on the card's top edge (`_top_edges`), anywhere up or
+        down the patch, within REFINE_PX of `ax` across (a hand or a glare beside the band
+        must not pull it sideways)."""
+        tw = self._refs.full.shape[2]
+        r = REFINE_PX
+        x0 = int(min(max(ax - r, 0), way.rep.shape[1] - tw))
+        window = way.rep[:, x0 : x0 + tw + 2 * r]
+        _, (x, y) = ingredient_score(window, self._refs.ing_mean[j], top_edge=way.top_edge)
+        return x0 + x, y
+
     def _read(self, way: _WayUp) -> tuple[_HandReading, float]:
         """The hand-made reading, the crops the learned comparison is to see (None when it
         has no say: no model, no card of this deck, or a reading already SURE), and how well
@@ -1059,12 +1109,14 @@ class BandNamer:
         end, ing = divmod(best_j, N_ING)
         runner_ing = rival % N_ING
         # the value: compare the 8 cards of that ingredient where they differ, each aligned
-        # on its own within a millimetre or so (a numeral is a few pixels wide)
+        # on its own within a millimetre or so (a numeral is a few pixels wide), around where
+        # the ingredient's band fits with its top on the card's top edge (`_top_edges`)
         ax, ay = ing_at[best_j]
+        vx, vy = self._on_top_edge(way, best_j, ax)
         (my0, my1, mx0, mx1) = refs.value_box[best_j]
         pad = VALUE_SEARCH_PX
         region = shape[
-            max(0, ay + my0 - pad) : ay + my1 + pad, max(0, ax + mx0 - pad) : ax + mx1 + pad
+            max(0, vy + my0 - pad) : vy + my1 + pad, max(0, vx + mx0 - pad) : vx + mx1 + pad
         ]
         base = end * 56 + ing * N_VAL
         vscores = np.full(N_VAL, -1.0)
