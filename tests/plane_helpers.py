@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -10,7 +12,7 @@ from companion.deck.deckdir import Deck
 from companion.synth.camera import Light, look_at_camera
 from companion.synth.frame import Frame, render_scene
 from companion.synth.raster import Look
-from companion.synth.scene import Scene
+from companion.synth.scene import PlacedCard, Scene
 from companion.vision.detector import FrameReading
 
 CLEAN = Light(blur_px=0.6, noise=2.0, jpeg_quality=92, gradient=(0.0, 0.0, 0.0), wb_error=0.0)
@@ -22,6 +24,17 @@ def kit_view(deck: Deck, scene: Scene, seed: int) -> Frame:
     2304 px wide), in clean, even light."""
     camera = look_at_camera(2304, (390.0, 220.0), 700.0)
     return render_scene(deck, scene, camera, CLEAN, FLAT_LOOK, np.random.default_rng(seed))
+
+
+def three_bowls(cards: Sequence[str]) -> tuple[PlacedCard, ...]:
+    """`cards` cascaded four to a bowl, Bowl 1 first, each 17 mm below the one before (the
+    kit's step), all turned 1 degree."""
+    out = []
+    for k, cid in enumerate(cards):
+        top = layout.region_by_id(f"bowl-{k // 4 + 1}").rect
+        cx, y = top.center[0], top.y0 + 10.0 + layout.CARD_H_MM / 2
+        out.append(PlacedCard(cid, (cx, y + 17.0 * (k % 4)), -1.0, True, f"bowl-{k // 4 + 1}"))
+    return tuple(out)
 
 
 class NoCards:

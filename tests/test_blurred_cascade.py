@@ -10,11 +10,10 @@ from functools import cache
 import cv2
 import numpy as np
 
-from companion import layout
 from companion.deck.designs import design_deck
 from companion.synth.scene import PlacedCard, Scene
 from companion.vision.detector import CardDetector, FrameReading
-from tests.plane_helpers import kit_view
+from tests.plane_helpers import kit_view, three_bowls
 
 INGREDIENTS = ("ajitama", "shiitake", "chashu", "menma", "nori", "negi", "kamaboko")
 VALUES = (7, 1, 6, 0)
@@ -25,15 +24,7 @@ BLUR_PX = 2.0
 
 
 def bowls() -> tuple[PlacedCard, ...]:
-    cards = []
-    for b, bowl in enumerate(("bowl-1", "bowl-2", "bowl-3")):
-        top = layout.region_by_id(bowl).rect
-        cx, y = top.center[0], top.y0 + 10.0 + layout.CARD_H_MM / 2
-        for i in range(4):
-            k = 4 * b + i
-            cid = f"{INGREDIENTS[k % 7]}-{VALUES[k % 4]}"
-            cards.append(PlacedCard(cid, (cx, y + 17.0 * i), -1.0, True, bowl))
-    return tuple(cards)
+    return three_bowls([f"{INGREDIENTS[k % 7]}-{VALUES[k % 4]}" for k in range(12)])
 
 
 @cache

@@ -7,12 +7,11 @@ from functools import cache
 
 import numpy as np
 
-from companion import layout
 from companion.deck.deckdir import Deck
 from companion.deck.designs import design_deck
 from companion.synth.scene import PlacedCard, Scene
 from companion.vision.detector import CardDetector, FrameReading
-from tests.plane_helpers import kit_view
+from tests.plane_helpers import kit_view, three_bowls
 
 LOOK_ALIKE = ("ajitama", "nori", "chashu")
 """The held-out `minimal` design's three pastels (pink, pale yellow, cream), each with a small
@@ -28,14 +27,9 @@ def deck() -> Deck:
 
 def bowls() -> tuple[PlacedCard, ...]:
     """Three cascaded bowls of four, the three look-alikes taking turns."""
-    cards = []
-    for b, bowl in enumerate(("bowl-1", "bowl-2", "bowl-3")):
-        top = layout.region_by_id(bowl).rect
-        cx, y = top.center[0], top.y0 + 10.0 + layout.CARD_H_MM / 2
-        for i in range(4):
-            cid = f"{LOOK_ALIKE[(b + i) % 3]}-{(3 * b + i) % 8}"
-            cards.append(PlacedCard(cid, (cx, y + 17.0 * i), -1.0, True, bowl))
-    return tuple(cards)
+    return three_bowls(
+        [f"{LOOK_ALIKE[(k // 4 + k % 4) % 3]}-{(3 * (k // 4) + k % 4) % 8}" for k in range(12)]
+    )
 
 
 @cache
