@@ -210,6 +210,25 @@ def test_a_card_misread_as_a_served_one_still_counts_as_a_play() -> None:
     assert [(e["region"], e["player"]) for e in served] == [("bowl-2", "Bob")]
 
 
+def test_a_served_card_read_beside_a_card_that_landed_is_that_card_read_twice() -> None:
+    """Alice's first card of turn 3 lands in Bowl 1 and, in the same change, a served card
+    (menma-7) is read in Bowl 1 too: that is the new card's far end read as another (a lone
+    card shows both ends). It is not a play: her turn goes on to her second card."""
+    tb = Table()
+    tb.first_turns()
+    tb.cards["shiitake-3"] = "bowl-1"
+    out = tb.play("menma-7", "bowl-1")
+    assert codes(out) == ["already_served"]
+    v = tb.f.view()
+    assert (v.current_player, v.turn) == ("Alice", 3)
+    assert bowl_cards(tb, "bowl-1") == ("shiitake-3",)
+    tb.play("shiitake-4", "bowl-2")
+    tb.remove("ajitama-2")
+    tb.refill("kamaboko-2")
+    v = tb.f.view()
+    assert (v.current_player, v.turn) == ("Bob", 4)
+
+
 def bowl_cards(tb: Table, region: str) -> tuple[str, ...]:
     return next(b.cards for b in tb.f.view().bowls if b.region == region)
 

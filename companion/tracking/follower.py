@@ -366,10 +366,12 @@ class _Game:
             return
         if card in self.gone:
             self.warn("already_served", card=card)
-            if self.phase == "playing" and self.tphase == _PLAY:
+            if self.phase == "playing" and self.tphase == _PLAY and self.landed[bowl] == [card]:
                 # a card did land, misread as a served one: it is still one of the turn's
                 # plays (left uncounted, the turn never ended and every turn after it went
-                # to the other player: the ornate-1 demo's serves all credited to Bob)
+                # to the other player: the ornate-1 demo's serves all credited to Bob). Not
+                # when another card landed in that bowl in the same change: then it is that
+                # card read twice (a lone card's far end read as another card)
                 self.hands[self.seat] = max(0, self.hands[self.seat] - 1)
                 self.plays.append((card, bowl))
                 if len(self.plays) >= self.to_play:
