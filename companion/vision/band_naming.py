@@ -199,20 +199,13 @@ def _sheen(o: np.ndarray, r: np.ndarray, w: np.ndarray | None) -> tuple[float, f
 
 
 def ingredient_score(
-    window: np.ndarray,
-    templ: np.ndarray,
-    clipped: np.ndarray | None = None,
-    top_edge: np.ndarray | None = None,
+    window: np.ndarray, templ: np.ndarray, clipped: np.ndarray | None = None
 ) -> tuple[float, tuple[int, int]]:
     """An ingredient's band against the best-aligned place in `window`: structure (normalised
     correlation) minus the colour penalty there; and that place (x, y). `clipped`: where the
-    camera clipped (the window's size): no colour is compared there. `top_edge`: per row of
-    the window, a bonus for placing the band's top there (`_top_edges`); it picks the place,
-    the score is the correlation's."""
+    camera clipped (the window's size): no colour is compared there."""
     res = cv2.matchTemplate(window, templ, cv2.TM_CCOEFF_NORMED)
-    pick = res if top_edge is None else res + top_edge[: res.shape[0], None]
-    _, _, _, (x, y) = cv2.minMaxLoc(pick)
-    sc = float(res[y, x])
+    _, sc, _, (x, y) = cv2.minMaxLoc(res)
     h, w = templ.shape[:2]
     crop = window[y : y + h, x : x + w]
     weights = None
@@ -221,6 +214,18 @@ def ingredient_score(
         if not seen.all() and seen.mean() >= MIN_SEEN:
             weights = seen.astype(np.float32)
     return sc - COLOUR_WEIGHT * _colour_distance(crop, templ, weights), (x, y)
+
+
+MIN_SEEN: Final = 0.1
+"""A band clipped over more than all but this share has its colour compared as it reads."""
+
+
+def _place_on_edge(window: np.ndarray, templ: np.ndarray, top_edge: np.ndarray) -> tuple[int, int]:
+    """Where `templ` fits `window` best (x, y) by correlation plus `top_edge[y]`, the bonus
+    for its top on a card's top edge (`_top_edges`, per row of the window)."""
+    res = cv2.matchTemplate(window, templ, cv2.TM_CCOEFF_NORMED)
+    _, _, _, (x, y) = cv2.minMaxLoc(res + top_edge[: res.shape[0], None])
+    return x, y
 
 
 EDGE_WEIGHT: Final = 1.0
@@ -248,10 +253,6 @@ def _top_edges(rep: np.ndarray, margin_px: int) -> np.ndarray:
         contrast = np.abs(below - above).sum(axis=1) / k
         out[k : n - k + 1] = EDGE_WEIGHT * np.minimum(contrast, EDGE_CAP)
     return out
-
-
-MIN_SEEN: Final = 0.1
-"""A band clipped over more than all but this share has its colour compared as it reads."""
 
 
 def value_score(region: np.ndarray, templ: np.ndarray) -> float | None:
@@ -563,8 +564,6 @@ class _WayUp:
     """The patch's margin beside the band, mm (wider for a box shorter than a card)."""
     clipped: np.ndarray
     """Where the camera clipped a channel (`_clipped`; the patch's size)."""
-    top_edge: np.ndarray
-    """Per row, the bonus for a band's top there (`_top_edges`)."""
 
     @property
     def fit(self) -> float:
@@ -913,11 +912,8 @@ class BandNamer:
                 patch = balanced(raw, gains)
                 rep = _rep(patch)
                 clipped = _clipped(raw)
-                top_edge = _top_edges(rep, round(margin_x * PPM))
                 scores, at = self._coarse(rep, clipped)
-                out.append(
-                    _WayUp(patch, rep, cx, cy, a, flipped, scores, at, margin_x, clipped, top_edge)
-                )
+                out.append(_WayUp(patch, rep, cx, cy, a, flipped, scores, at, margin_x, clipped))
         out.sort(key=lambda f: -f.fit)
         return out
 
@@ -1094,7 +1090,8 @@ class BandNamer:
         r = REFINE_PX
         x0 = int(min(max(ax - r, 0), way.rep.shape[1] - tw))
         window = way.rep[:, x0 : x0 + tw + 2 * r]
-        _, (x, y) = ingredient_score(window, self._refs.ing_mean[j], top_edge=way.top_edge)
+        top_edge = _top_edges(way.rep, round(way.margin_x * PPM))
+        x, y = _place_on_edge(window, self._refs.ing_mean[j], top_edge)
         return x0 + x, y
 
     def _read(self, way: _WayUp) -> tuple[_HandReading, float]:
