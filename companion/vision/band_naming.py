@@ -127,6 +127,11 @@ other ingredient's, is that ingredient. Measured on the training families' dev s
 with their own ingredient's in 9 of 10, backs and misread cards 0.35 or less."""
 WAY_UP_CLOSE: Final = 0.15
 """Ways up whose coarse fit is this close to the best are each read in full."""
+SKEW_AGREE_DEG: Final = 2.0
+"""Tilts found for the two ways up further apart than this: each way up is tried at the other's
+tilt too. In a loosely laid cascade one way's edge may be the card above's
+(held-out foil-1: 8.3 degrees for a band at 0.8, read upside down, its numerals taken for
+another value)."""
 _CARD_INDEX: Final = {cid: i for i, cid in enumerate(CARD_IDS)}
 N_ING: Final = len(INGREDIENTS)
 N_VAL: Final = len(CARD_IDS) // N_ING
@@ -904,18 +909,40 @@ class BandNamer:
         # band may reach beyond either end, so it is looked for that much further each way
         margin_x = SEARCH_X_MM + (0.0 if squarish else max(0.0, (CARD_W_MM - bw) / 2))
         out: list[_WayUp] = []
+        skews = {f: self._skew(image, cal, cx, cy, squarish, f) for f in (False, True)}
         for flipped in (False, True):
-            angle = self._skew(image, cal, cx, cy, squarish, flipped)
+            angle = skews[flipped]
             # turned more than ~15 degrees: edges give the skew modulo 90 only
             for a in (angle, angle + 90.0) if squarish else (angle,):
-                raw = self._patch(image, cal, cx, cy, a, flipped, margin_x)
-                patch = balanced(raw, gains)
-                rep = _rep(patch)
-                clipped = _clipped(raw)
-                scores, at = self._coarse(rep, clipped)
-                out.append(_WayUp(patch, rep, cx, cy, a, flipped, scores, at, margin_x, clipped))
+                way = self._way_up(image, cal, cx, cy, a, flipped, margin_x, gains)
+                other = skews[not flipped]
+                if not squarish and abs(other - angle) > SKEW_AGREE_DEG:
+                    # the edge found for one way up may be another card's (the card above
+                    # in a cascade): the other way's may be the band's own
+                    alt = self._way_up(image, cal, cx, cy, other, flipped, margin_x, gains)
+                    way = max(way, alt, key=lambda f: f.fit)
+                out.append(way)
         out.sort(key=lambda f: -f.fit)
         return out
+
+    def _way_up(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        cx: float,
+        cy: float,
+        angle: float,
+        flipped: bool,
+        margin_x: float,
+        gains: np.ndarray,
+    ) -> _WayUp:
+        """The band upright at `angle`, this way up, with its coarse fit."""
+        raw = self._patch(image, cal, cx, cy, angle, flipped, margin_x)
+        patch = balanced(raw, gains)
+        rep = _rep(patch)
+        clipped = _clipped(raw)
+        scores, at = self._coarse(rep, clipped)
+        return _WayUp(patch, rep, cx, cy, angle, flipped, scores, at, margin_x, clipped)
 
     def _hand_reading(
         self,
