@@ -138,9 +138,11 @@ WAY_UP_CLOSE: Final = 0.15
 """Ways up whose coarse fit is this close to the best are each read in full."""
 SKEW_AGREE_DEG: Final = 2.0
 """Tilts found for the two ways up further apart than this: each way up is tried at the other's
-tilt too. In a loosely laid cascade one way's edge may be the card above's
-(held-out foil-1: 8.3 degrees for a band at 0.8, read upside down, its numerals taken for
-another value)."""
+tilt too. In a loosely laid cascade one way's edge may be the card above's (held-out foil-1:
+8.3 degrees for a band at 0.8, read upside down, its numerals taken for another value), and a
+lone card's may be the face-down deck's beside it (ornate-1: -12.4 for a nori at 2.4, which
+fitted the ingredients' mean bands better there, 0.797 against 0.770, and read as a shiitake):
+both tilts are read in full when their coarse fits are close (WAY_UP_CLOSE)."""
 _CARD_INDEX: Final = {cid: i for i, cid in enumerate(CARD_IDS)}
 N_ING: Final = len(INGREDIENTS)
 N_VAL: Final = len(CARD_IDS) // N_ING
@@ -930,14 +932,13 @@ class BandNamer:
             angle = skews[flipped]
             # turned more than ~15 degrees: edges give the skew modulo 90 only
             for a in (angle, angle + 90.0) if squarish else (angle,):
-                way = self._way_up(image, cal, cx, cy, a, flipped, margin_x, gains)
+                out.append(self._way_up(image, cal, cx, cy, a, flipped, margin_x, gains))
                 other = skews[not flipped]
                 if not squarish and abs(other - angle) > SKEW_AGREE_DEG:
                     # the edge found for one way up may be another card's (the card above
-                    # in a cascade): the other way's may be the band's own
-                    alt = self._way_up(image, cal, cx, cy, other, flipped, margin_x, gains)
-                    way = max(way, alt, key=lambda f: f.fit)
-                out.append(way)
+                    # in a cascade): the other way's may be the band's own, and the coarse
+                    # fit does not tell a band's tilt (read in full, the better one is kept)
+                    out.append(self._way_up(image, cal, cx, cy, other, flipped, margin_x, gains))
         out.sort(key=lambda f: -f.fit)
         return out
 
