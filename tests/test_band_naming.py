@@ -408,7 +408,8 @@ def test_a_band_partly_under_a_hand_is_read_from_what_shows():
 def test_a_band_washed_out_by_a_glossy_sheen_keeps_its_colour_but_a_darker_one_does_not():
     """A coated card mirroring a ceiling lamp shows its print under grey light: lightness up,
     colour halved (path-traced frames: veils of 0.3-0.65 of white). Such a band is still
-    nearest its own colour; a band merely darker (an olive against a yellow) is not excused."""
+    nearest its own colour; a band merely darker (an olive against a yellow) is excused only at
+    a price."""
     from companion.vision.band_naming import _colour_distance, _rep
 
     def band(bgr):
@@ -427,8 +428,11 @@ def test_a_band_washed_out_by_a_glossy_sheen_keeps_its_colour_but_a_darker_one_d
         others = {o: _colour_distance(washed, band(c)) for o, c in colours.items() if o != name}
         assert own < 0.03, (name, own)
         assert own < min(others.values()) - 0.05, (name, own, others)
+    # an olive is no yellow: a band darker than any lamp makes a card is excused only at a
+    # price (it may be a yellow in a hand's shadow), so an olive card stays nearer an olive
     yellow = np.array(colours["kamaboko"], np.float32)
-    assert _colour_distance(band(0.5 * yellow), band(yellow)) > 0.1  # an olive is no yellow
+    olive = band(0.5 * yellow)
+    assert _colour_distance(olive, band(yellow)) > _colour_distance(olive, olive) + 0.02
 
 
 WARM_LAMP = np.array([0.85, 0.97, 1.08], np.float32)
