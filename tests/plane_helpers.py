@@ -26,14 +26,15 @@ def kit_view(deck: Deck, scene: Scene, seed: int) -> Frame:
     return render_scene(deck, scene, camera, CLEAN, FLAT_LOOK, np.random.default_rng(seed))
 
 
-def three_bowls(cards: Sequence[str]) -> tuple[PlacedCard, ...]:
+def three_bowls(cards: Sequence[str], angles: Sequence[float] = (-1.0,)) -> tuple[PlacedCard, ...]:
     """`cards` cascaded four to a bowl, Bowl 1 first, each 17 mm below the one before (the
-    kit's step), all turned 1 degree."""
+    kit's step), turned by `angles` card after card in turn (all 1 degree by default)."""
     out = []
     for k, cid in enumerate(cards):
         top = layout.region_by_id(f"bowl-{k // 4 + 1}").rect
         cx, y = top.center[0], top.y0 + 10.0 + layout.CARD_H_MM / 2
-        out.append(PlacedCard(cid, (cx, y + 17.0 * (k % 4)), -1.0, True, f"bowl-{k // 4 + 1}"))
+        angle = angles[k % len(angles)]
+        out.append(PlacedCard(cid, (cx, y + 17.0 * (k % 4)), angle, True, f"bowl-{k // 4 + 1}"))
     return tuple(out)
 
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from companion import layout
 from companion.deck.designs import design_deck
 from companion.synth.scene import PlacedCard, Scene
 from companion.vision.detector import CardDetector, FrameReading
-from tests.plane_helpers import kit_view
+from tests.plane_helpers import kit_view, three_bowls
 
 INGREDIENTS = ("ajitama", "shiitake", "chashu", "menma", "nori", "negi", "kamaboko")
 VALUES = (7, 6, 2, 4, 1, 0, 5, 3)
@@ -22,14 +21,7 @@ a kamaboko-7 at 0.8 degrees under a kamaboko-6 at -5.4 was read as a kamaboko-6)
 
 
 def bowls() -> tuple[PlacedCard, ...]:
-    out = []
-    for k in range(12):
-        region = f"bowl-{k // 4 + 1}"
-        top = layout.region_by_id(region).rect
-        centre = (top.center[0], top.y0 + 10.0 + layout.CARD_H_MM / 2 + 17.0 * (k % 4))
-        card = f"{INGREDIENTS[k % 7]}-{VALUES[k % 8]}"
-        out.append(PlacedCard(card, centre, ANGLES[k % 2], True, region))
-    return tuple(out)
+    return three_bowls([f"{INGREDIENTS[k % 7]}-{VALUES[k % 8]}" for k in range(12)], ANGLES)
 
 
 @cache

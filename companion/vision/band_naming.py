@@ -176,12 +176,14 @@ def _colour_distance(obs: np.ndarray, ref: np.ndarray, weights: np.ndarray | Non
     d[:, 0] -= np.float32(veil)
     d[:, 0] *= np.float32(LUM_WEIGHT)
     if w is None:
-        return float(np.sqrt(np.mean(d * d))) + SHADE_COST * shade
-    return float(np.sqrt((d * d * w).sum() / max(float(w.sum()) * 3, 1e-6))) + SHADE_COST * shade
+        mean_square = float(np.mean(d * d))
+    else:
+        mean_square = float((d * d * w).sum()) / max(float(w.sum()) * 3, 1e-6)
+    return math.sqrt(mean_square) + SHADE_COST * shade
 
 
 def _sheen(o: np.ndarray, r: np.ndarray, w: np.ndarray | None) -> tuple[float, float, float]:
-    """(k, veil) that bring the observed band `o` (opponent, white-referenced) closest to the
+    """(k, veil, shade) that bring the observed band `o` (opponent, white-referenced) closest to the
     reference `r`: r = k o in colour, k (o - veil) in lightness. A glossy card's sheen lays
     grey light over the print, lightness up by an offset and colour washed out by a factor:
     so k may exceed MAX_EXPOSURE only as far as a veil of that strength washes colour out
