@@ -298,6 +298,49 @@ def test_scan_mismatch_is_flagged_and_resolvable() -> None:
     assert final is not None and final["scores"]["Bob"]["points"] == 1
 
 
+def scan_bobs_pile(read: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Bob's served pile (menma-7, negi-7) read at the end as `read`, nobody resolving the
+    difference: the events of the scan and Bob's final score."""
+    tb = Table()
+    tb.first_turns()
+    tb.f.begin_scoring()
+    tb.cards = dict(read)
+    out = tb.commit()
+    tb.cards = {}
+    out += tb.commit()
+    out += tb.f.finish()
+    return out, kinds(out, "game_over")[0]["scores"]["Bob"]
+
+
+def test_a_served_card_the_end_scan_missed_still_counts_but_is_flagged() -> None:
+    out, bob = scan_bobs_pile({"menma-7": "scan"})
+    assert kinds(out, "scan_mismatch")[0]["seen"] == ["menma-7"]
+    assert bob == {"points": 1, "bowls": 1, "cards": 2}
+
+
+def test_a_card_only_the_end_scan_read_counts_unless_the_game_saw_it_elsewhere() -> None:
+    _, bob = scan_bobs_pile({"menma-7": "scan", "negi-7": "scan", "shiitake-5": "scan"})
+    assert bob == {"points": 2, "bowls": 1, "cards": 3}  # never seen: the game missed it
+    _, bob = scan_bobs_pile({"menma-7": "scan", "negi-7": "scan", "kamaboko-0": "scan"})
+    assert bob == {"points": 1, "bowls": 1, "cards": 2}  # still in the Fridge: a misreading
+
+
+def test_a_card_misread_at_the_end_counts_as_read_at_serving_until_resolved() -> None:
+    out, bob = scan_bobs_pile({"menma-7": "scan", "menma-5": "scan"})  # negi-7 misread
+    assert kinds(out, "rule_warning")
+    assert bob == {"points": 1, "bowls": 1, "cards": 2}
+    tb = Table()
+    tb.first_turns()
+    tb.f.begin_scoring()
+    tb.cards = {"menma-7": "scan", "negi-5": "scan", "shiitake-5": "scan"}
+    tb.commit()
+    tb.cards = {}
+    tb.commit()
+    tb.f.resolve_scan(0, "seen")
+    final = tb.f.finish()
+    assert kinds(final, "game_over")[0]["scores"]["Bob"] == {"points": 2, "bowls": 1, "cards": 3}
+
+
 def test_finish_discards_unserved_bowls() -> None:
     tb = Table()
     tb.play("menma-7", "bowl-1")

@@ -273,18 +273,18 @@ def _fields(record: GameRecord) -> dict[str, Any]:
 def _final_bowls(
     view: GameView, turn_ts: list[tuple[float, int]], times: list[float]
 ) -> tuple[BowlRecord, ...]:
-    """The piles as the tally scored them: served bowls, replaced by their end-of-game scan
-    when it was kept as read, plus scanned piles that matched no served bowl (the follower's
-    own final_piles rule, read from its view)."""
+    """The piles as the tally scored them: served bowls, replaced by the cards their
+    end-of-game scan counts (`ScanView.counted`), plus scanned piles that matched no served
+    bowl (the follower's own final_piles rule, read from its view)."""
     replaced: dict[int, tuple[str | None, tuple[str, ...]]] = {}
     extra: list[tuple[str, tuple[str, ...]]] = []
     for s in view.scans:
-        if (s.keep or "seen") != "seen":
+        if s.keep == "expected":
             continue
         if s.index is not None:
-            replaced[s.index] = (s.scorer, s.seen)
+            replaced[s.index] = (s.scorer, s.counted)
         elif s.scorer is not None:
-            extra.append((s.scorer, s.seen))
+            extra.append((s.scorer, s.counted))
     end_t = max([view.t, *(p.t for p in view.served)], default=0.0)
     rows: list[tuple[str | None, tuple[str, ...], str, float]] = []
     for p in view.served:

@@ -640,16 +640,33 @@ class _Game:
         if self.phase == "over":  # resolved after the end: the result changes
             self.score()
 
+    def counted(self, s: _Scan) -> tuple[str, ...]:
+        """The cards the tally counts for scan `s`. Until someone resolves a difference, the
+        scan may add cards the game never saw (not served, not left on the table) but takes
+        none away: a card seen served and not read at the end is a card the single end view
+        missed (one card in twenty on a held-out deck) far more often than a card gone; and
+        a card read only at the end in place of one read only at serving is the same card
+        misread, where the serve's reading, made over many frames, counts."""
+        if s.index is None or s.keep == "seen":
+            return s.cards
+        served = self.served[s.index].cards
+        if s.keep == "expected":
+            return served
+        if any(c not in s.cards for c in served):
+            return served
+        elsewhere = {c for p in self.served if p.index != s.index for c in p.cards}
+        elsewhere.update(self.fridge, *self.bowls.values(), *self.unserved.values())
+        return served + tuple(c for c in s.cards if c not in served and c not in elsewhere)
+
     def final_piles(self) -> dict[str, list[tuple[str, ...]]]:
         """Served piles per scorer after scans and their resolutions."""
         replaced: dict[int, tuple[str | None, tuple[str, ...]]] = {}
         extra: list[tuple[str, tuple[str, ...]]] = []
         for s in self.scans:
-            keep = s.keep or "seen"
-            if keep != "seen":
+            if s.keep == "expected":
                 continue
             if s.index is not None:
-                replaced[s.index] = (s.scorer, s.cards)
+                replaced[s.index] = (s.scorer, self.counted(s))
             elif s.scorer is not None:
                 extra.append((s.scorer, s.cards))
         piles: dict[str, list[tuple[str, ...]]] = {n: [] for n in self.scorers}
@@ -1094,6 +1111,7 @@ class GameFollower:
                     s.index,
                     g.served[s.index].cards if s.index is not None else (),
                     s.keep,
+                    g.counted(s),
                 )
                 for s in g.scans
             ),

@@ -82,7 +82,11 @@ class ScanView:
     expected: tuple[str, ...] = ()
     """That served pile's cards as seen during play."""
     keep: str | None = None
-    """`seen` / `expected` once the UI resolved a difference; None = `seen` by default."""
+    """`seen` / `expected` once the UI resolved a difference; None until then."""
+    counted: tuple[str, ...] = ()
+    """The cards the tally counts for this pile: as resolved; unresolved, the served pile
+    plus cards only the scan read that the game never saw elsewhere (none if the scan
+    missed a served card)."""
 
     @property
     def mismatch(self) -> bool:
