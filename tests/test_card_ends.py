@@ -46,9 +46,26 @@ def test_a_card_whose_ends_disagree_is_read_once_as_the_surer_end_says(angle):
     b = _strip("ajitama-3", bottom, 0.4, flipped=True, angle=angle)
     joined = join_ends([a, b], [top, bottom])
     assert [n.card for n in joined if n] == ["negi-3", "negi-3"]
-    # the disagreement costs certainty: 0.9 * (1 - 0.4)
-    assert all(n is not None and n.confidence == pytest.approx(0.54) for n in joined)
+    # the disagreement costs certainty: one end is wrong, and it is the other one with
+    # odds 0.9 * (1 - 0.4) against 0.4 * (1 - 0.9) + 0.1 * 0.6 (both wrong)
+    assert all(n is not None and n.confidence == pytest.approx(0.54 / 0.64) for n in joined)
     assert joined[0] is not None and joined[0].runner_up == "ajitama-3"
+
+
+def test_two_sure_ends_that_disagree_keep_the_card_the_surer_one_reads():
+    """ornate-1 plain frame 16 of foreign_decks.py: the last card of a cascade, its top band
+    read chashu-4 (0.9996, value margin 0.02) and its bottom one chashu-2 (1.0); the card
+    was read at 0.0004 (under the gate: lost), though the top end's doubt is 400 times the
+    other's."""
+    top, bottom = _card((260.0, 279.0), -3.0)
+    a = _strip("chashu-4", top, 0.9996, angle=-3.0)
+    b = _strip("chashu-2", bottom, 1.0, flipped=True, angle=-3.0)
+    joined = join_ends([a, b], [top, bottom])
+    assert [n.card for n in joined if n] == ["chashu-2", "chashu-2"]
+    assert all(n is not None and n.confidence > 0.99 for n in joined)
+    # two ends equally sure of different cards: a coin toss, not a sure reading
+    c = _strip("chashu-2", bottom, 0.9996, flipped=True, angle=-3.0)
+    assert all(n is not None and n.confidence < 0.51 for n in join_ends([a, c], [top, bottom]))
 
 
 def test_two_agreeing_ends_make_a_surer_reading():

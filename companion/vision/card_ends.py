@@ -78,6 +78,10 @@ def _between_ends(along: float, across: float, length: float) -> bool:
     return abs(across) <= layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM and lo <= along <= length - lo
 
 
+DOUBT_FLOOR: Final = 1e-6
+"""The least doubt a reading is given when two ends disagree."""
+
+
 def joined(a: Naming, b: Naming) -> tuple[Naming, Naming]:
     """Both ends named alike: the card both name, as sure as two independent readings make it
     (both would have to be wrong); or, when they differ, the surer end's card, its probability
@@ -87,8 +91,13 @@ def joined(a: Naming, b: Naming) -> tuple[Naming, Naming]:
         p = 1.0 - (1.0 - pa) * (1.0 - pb)
         card, runner = a.card, a.runner_up if pa >= pb else b.runner_up
     else:
-        win, lose = (a, b) if pa >= pb else (b, a)
-        p = win.confidence * (1.0 - lose.confidence)
+        win, lose = (a, b) if (pa, a.margin) >= (pb, b.margin) else (b, a)
+        # one of them is wrong: the winner right and the loser wrong, against every way one
+        # or both are wrong (1 - pw * pl); a floor on the doubts keeps two readings sure to the
+        # last bit from dividing nothing by nothing
+        rw = max(1.0 - win.confidence, DOUBT_FLOOR)
+        rl = max(1.0 - lose.confidence, DOUBT_FLOOR)
+        p = (1.0 - rw) * rl / (rw + rl - rw * rl)
         card, runner = win.card, lose.card
     return (
         replace(a, card=card, runner_up=runner, probability=p),
