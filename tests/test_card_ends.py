@@ -10,6 +10,7 @@ from companion import layout
 from companion.vision.card_ends import (
     ENDS_APART_MM,
     are_two_ends,
+    drop_facing_away,
     drop_turned_over_upright,
     join_ends,
 )
@@ -151,3 +152,22 @@ def test_turned_readings_the_table_agrees_with_are_kept():
     # a box on a card's picture that the namer names with no confidence
     blank = [side[0], _strip("chashu-3", (300.0, 120.0), 0.05)]
     assert drop_turned_over_upright(blank, [(300.0, 150.0), (300.0, 120.0)]) == blank
+
+
+def test_a_cards_top_band_read_upside_down_above_its_bottom_band_is_dropped():
+    """foil-1 (numerals in both top corners) in the demo game at 720p: a Fridge card's top band
+    was read turned as kamaboko-6, facing up, above its own bottom band's right kamaboko-3,
+    also facing up: a fifth Fridge card at setup, which threw the game's turns off."""
+    top, bottom = _card((317.0, 16.0))
+    wrong = _strip("kamaboko-6", top, 0.75, flipped=True)
+    right = _strip("kamaboko-3", bottom, 1.0, flipped=True)
+    assert drop_facing_away([wrong, right], [top, bottom]) == [None, right]
+    # the two ends read each the right way up face each other: both kept (and joined)
+    upright = _strip("kamaboko-3", top, 0.75)
+    assert drop_facing_away([upright, right], [top, bottom]) == [upright, right]
+    # a strip between them (another card's) says they are two cards: both kept
+    between = (317.0, 52.0)
+    assert drop_facing_away([wrong, right, None], [top, bottom, between]) == [wrong, right, None]
+    # the one facing away read surer than the other: no say
+    unsure = _strip("kamaboko-3", bottom, 0.6, flipped=True)
+    assert drop_facing_away([wrong, unsure], [top, bottom]) == [wrong, unsure]

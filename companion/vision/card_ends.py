@@ -47,6 +47,29 @@ def _local(n: Naming, point: tuple[float, float]) -> tuple[float, float]:
     return dx * ay - dy * ax, dx * ax + dy * ay
 
 
+def _faces(end: Naming, towards: tuple[float, float]) -> bool:
+    """The end's card lies towards `towards` (a unit vector), within ENDS_ANGLE_DEG."""
+    ax, ay = _axis(end)
+    return ax * towards[0] + ay * towards[1] >= math.cos(math.radians(ENDS_ANGLE_DEG))
+
+
+def _card_apart(
+    a: Naming, b: Naming, others: Iterable[tuple[float, float]]
+) -> tuple[float, float] | None:
+    """The unit vector from a to b when they lie one card length apart with no other strip
+    centre (`others`) on the card between them; else None."""
+    dx, dy = b.center_mm[0] - a.center_mm[0], b.center_mm[1] - a.center_mm[1]
+    length = math.hypot(dx, dy)
+    if abs(length - ENDS_APART_MM) > ENDS_TOLERANCE_MM:
+        return None
+    ux, uy = dx / length, dy / length
+    for point in others:
+        px, py = point[0] - a.center_mm[0], point[1] - a.center_mm[1]
+        if _between_ends(px * ux + py * uy, px * uy - py * ux, length):
+            return None
+    return ux, uy
+
+
 def are_two_ends(a: Naming, b: Naming, others: Iterable[tuple[float, float]] = ()) -> bool:
     """`a` and `b` are the two ends of one card: turned to each other, one card length apart
     along the card's axis, and no other strip centre (`others`) on the card between them.
@@ -54,21 +77,16 @@ def are_two_ends(a: Naming, b: Naming, others: Iterable[tuple[float, float]] = (
     The axis is the line through the two centres, held against each end's own skew: a strip
     half under a hand was read 5 degrees off its card, which put its partner 6.4 mm to the side
     of where its own axis pointed, over the tolerance."""
-    dx, dy = b.center_mm[0] - a.center_mm[0], b.center_mm[1] - a.center_mm[1]
-    length = math.hypot(dx, dy)
-    if abs(length - ENDS_APART_MM) > ENDS_TOLERANCE_MM:
+    # each end faces the other, within the angle its own skew may be off by
+    if not (_faces(a, _toward(a, b)) and _faces(b, _toward(b, a))):
         return False
-    ux, uy = dx / length, dy / length
-    for end, towards in ((a, (ux, uy)), (b, (-ux, -uy))):
-        ax, ay = _axis(end)
-        # each end faces the other, within the angle its own skew may be off by
-        if ax * towards[0] + ay * towards[1] < math.cos(math.radians(ENDS_ANGLE_DEG)):
-            return False
-    for point in others:
-        px, py = point[0] - a.center_mm[0], point[1] - a.center_mm[1]
-        if _between_ends(px * ux + py * uy, px * uy - py * ux, length):
-            return False
-    return True
+    return _card_apart(a, b, others) is not None
+
+
+def _toward(a: Naming, b: Naming) -> tuple[float, float]:
+    dx, dy = b.center_mm[0] - a.center_mm[0], b.center_mm[1] - a.center_mm[1]
+    length = math.hypot(dx, dy) or 1.0
+    return dx / length, dy / length
 
 
 def _between_ends(along: float, across: float, length: float) -> bool:
@@ -169,4 +187,29 @@ def drop_turned_over_upright(
             if _between_ends(y, x, ENDS_APART_MM):
                 out[k] = None
                 break
+    return out
+
+
+def drop_facing_away(
+    namings: Sequence[Naming | None], centres_mm: Sequence[tuple[float, float] | None]
+) -> list[Naming | None]:
+    """Readings of a card's far end read the wrong way up, dropped: a sure strip whose card
+    lies towards another strip one card length away, with nothing between, says that strip
+    is its card's other end; read facing away (its card beyond it), it is read upside down.
+    A design with numerals in both top corners looks alike either way: foil-1 in the demo
+    game, a Fridge card's top band read turned as kamaboko-6 above its bottom band's right
+    kamaboko-3, both facing up; the phantom fifth Fridge card threw the game's turns off."""
+    out = list(namings)
+    for k, near in enumerate(namings):
+        if near is None or near.confidence < SURE_UPRIGHT:
+            continue
+        others = [c for j, c in enumerate(centres_mm) if c is not None and j != k]
+        for m, far in enumerate(namings):
+            if far is None or m == k or out[m] is None:
+                continue
+            towards = _card_apart(near, far, (c for c in others if c != centres_mm[m]))
+            if towards is None or not _faces(near, towards):
+                continue
+            if _faces(far, towards) and far.confidence <= near.confidence:
+                out[m] = None
     return out

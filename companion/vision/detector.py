@@ -26,7 +26,12 @@ from companion.vision.backends import (
 )
 from companion.vision.band_naming import BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
-from companion.vision.card_ends import drop_turned_over_upright, join_ends, joined
+from companion.vision.card_ends import (
+    drop_facing_away,
+    drop_turned_over_upright,
+    join_ends,
+    joined,
+)
 from companion.vision.detections import Detections
 from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
@@ -350,7 +355,9 @@ class CardDetector:
             for b, c in zip(boxes, dets.confidence, strict=True)
         ]
         readings = []
-        read = drop_turned_over_upright(join_ends(namings, centres), centres)
+        read = drop_turned_over_upright(
+            drop_facing_away(join_ends(namings, centres), centres), centres
+        )
         for naming, det_conf in zip(read, dets.confidence, strict=True):
             if naming is None:
                 continue
