@@ -650,9 +650,7 @@ class _Game:
         if s.index is None or s.keep == "seen":
             return s.cards
         served = self.served[s.index].cards
-        if s.keep == "expected":
-            return served
-        if any(c not in s.cards for c in served):
+        if s.keep == "expected" or any(c not in s.cards for c in served):
             return served
         elsewhere = {c for p in self.served if p.index != s.index for c in p.cards}
         elsewhere.update(self.fridge, *self.bowls.values(), *self.unserved.values())

@@ -53,21 +53,27 @@ def _faces(end: Naming, towards: tuple[float, float]) -> bool:
     return ax * towards[0] + ay * towards[1] >= math.cos(math.radians(ENDS_ANGLE_DEG))
 
 
-def _card_apart(
-    a: Naming, b: Naming, others: Iterable[tuple[float, float]]
-) -> tuple[float, float] | None:
-    """The unit vector from a to b when they lie one card length apart with no other strip
-    centre (`others`) on the card between them; else None."""
+def _one_card_apart(a: Naming, b: Naming) -> tuple[float, float, float] | None:
+    """(ux, uy, length): the unit vector from a to b and their distance, when they lie one card
+    length apart; else None."""
     dx, dy = b.center_mm[0] - a.center_mm[0], b.center_mm[1] - a.center_mm[1]
     length = math.hypot(dx, dy)
     if abs(length - ENDS_APART_MM) > ENDS_TOLERANCE_MM:
         return None
-    ux, uy = dx / length, dy / length
+    return dx / length, dy / length, length
+
+
+def _nothing_between(
+    a: Naming, apart: tuple[float, float, float], others: Iterable[tuple[float, float]]
+) -> bool:
+    """No other strip centre (`others`) lies on the card between a and the strip `apart`
+    (`_one_card_apart`) from it."""
+    ux, uy, length = apart
     for point in others:
         px, py = point[0] - a.center_mm[0], point[1] - a.center_mm[1]
         if _between_ends(px * ux + py * uy, px * uy - py * ux, length):
-            return None
-    return ux, uy
+            return False
+    return True
 
 
 def are_two_ends(a: Naming, b: Naming, others: Iterable[tuple[float, float]] = ()) -> bool:
@@ -77,16 +83,14 @@ def are_two_ends(a: Naming, b: Naming, others: Iterable[tuple[float, float]] = (
     The axis is the line through the two centres, held against each end's own skew: a strip
     half under a hand was read 5 degrees off its card, which put its partner 6.4 mm to the side
     of where its own axis pointed, over the tolerance."""
-    # each end faces the other, within the angle its own skew may be off by
-    if not (_faces(a, _toward(a, b)) and _faces(b, _toward(b, a))):
+    apart = _one_card_apart(a, b)
+    if apart is None:
         return False
-    return _card_apart(a, b, others) is not None
-
-
-def _toward(a: Naming, b: Naming) -> tuple[float, float]:
-    dx, dy = b.center_mm[0] - a.center_mm[0], b.center_mm[1] - a.center_mm[1]
-    length = math.hypot(dx, dy) or 1.0
-    return dx / length, dy / length
+    ux, uy, _ = apart
+    # each end faces the other, within the angle its own skew may be off by
+    if not (_faces(a, (ux, uy)) and _faces(b, (-ux, -uy))):
+        return False
+    return _nothing_between(a, apart, others)
 
 
 def _between_ends(along: float, across: float, length: float) -> bool:
@@ -203,13 +207,16 @@ def drop_facing_away(
     for k, near in enumerate(namings):
         if near is None or near.confidence < SURE_UPRIGHT:
             continue
-        others = [c for j, c in enumerate(centres_mm) if c is not None and j != k]
         for m, far in enumerate(namings):
-            if far is None or m == k or out[m] is None:
+            if far is None or m == k or out[m] is None or far.confidence > near.confidence:
                 continue
-            towards = _card_apart(near, far, (c for c in others if c != centres_mm[m]))
-            if towards is None or not _faces(near, towards):
+            apart = _one_card_apart(near, far)
+            if apart is None:
                 continue
-            if _faces(far, towards) and far.confidence <= near.confidence:
+            # both cards lie the same way: near's towards far, far's beyond it
+            if not (_faces(near, apart[:2]) and _faces(far, apart[:2])):
+                continue
+            others = (c for j, c in enumerate(centres_mm) if c is not None and j not in (k, m))
+            if _nothing_between(near, apart, others):
                 out[m] = None
     return out
