@@ -168,6 +168,50 @@ def test_a_cards_top_band_read_upside_down_above_its_bottom_band_is_dropped():
     # a strip between them (another card's) says they are two cards: both kept
     between = (317.0, 52.0)
     assert drop_facing_away([wrong, right, None], [top, bottom, between]) == [wrong, right, None]
-    # the one facing away read surer than the other: no say
+    # the one facing away read clearly surer than the other: no say
     unsure = _strip("kamaboko-3", bottom, 0.6, flipped=True)
     assert drop_facing_away([wrong, unsure], [top, bottom]) == [wrong, unsure]
+
+
+def test_a_last_cascade_cards_bottom_band_read_upright_is_dropped_however_sure():
+    """foil-1 in a 4-player game: a cascade's last card, nori-1, showed its bottom band too,
+    read the right way up as nori-7 a card length below, both ends named at 1.0 (the far one
+    0.999 against 0.998): a phantom nori-7 in the bowl took the next turn's plays. Two sure
+    readings are equally sure: the geometry decides."""
+    top, bottom = _card((113.2, 163.9))
+    near = _strip("nori-1", top, 0.998, angle=-0.4)
+    far = _strip("nori-7", bottom, 0.999, angle=4.6)
+    assert drop_facing_away([near, far], [top, bottom]) == [near, None]
+    # the card above it in the cascade lies the other way: no say
+    above = _strip("ajitama-3", (117.6, 153.5), 1.0)
+    assert drop_facing_away([above, near, far], [(117.6, 153.5), top, bottom])[0] is above
+
+
+def test_a_box_the_namer_reads_nothing_in_does_not_part_two_ends():
+    """foil-1, the same game: the finder boxed nori-1's picture (0.52 sure) and the namer read
+    nothing there (0.0); that box, between nori-1's two ends, kept the phantom alive. A box
+    the namer reads a card in still parts them, and so does one it reads nothing in that the
+    finder is sure of (the default deck's cascade under a hand: 0.70 and 0.81, named 0.0)."""
+    from companion.vision.detector import strip_centres
+
+    box = (90.0, 170.0, 140.0, 185.0)
+    named = _strip("chashu-4", (115.0, 177.5), 0.5)
+    junk = _strip("chashu-4", (115.0, 177.5), 0.0)
+    assert strip_centres([box], [0.52], [named]) == [(115.0, 177.5)]
+    assert strip_centres([box], [0.52], [junk]) == [None]
+    assert strip_centres([box], [0.52], [None]) == [None]
+    assert strip_centres([box], [0.7], [junk]) == [(115.0, 177.5)]
+    assert strip_centres([box], [0.3], [named]) == [None]
+
+
+def test_a_lone_cards_top_band_read_turned_and_tilted_is_dropped():
+    """foil-1 in a 4-player game at 15 frames a second: a lone card in a bowl, menma-4, its
+    bottom band read right (turned, -6 degrees), its top band read turned as nori-1 with a
+    tilt of 13 degrees: a phantom second card in the bowl. A strip read upside down has its
+    tilt wrong too; turned further than TURNED_PARALLEL_DEG it is not the same card's."""
+    near = _strip("menma-4", (112.7, 205.3), 1.0, flipped=True, angle=-6.3)
+    far = _strip("nori-1", (115.6, 135.5), 0.622, flipped=True, angle=13.2)
+    centres = [near.center_mm, far.center_mm]
+    assert drop_facing_away([near, far], centres) == [near, None]
+    across = _strip("nori-1", (115.6, 135.5), 0.622, flipped=True, angle=35.0)
+    assert drop_facing_away([near, across], centres) == [near, across]

@@ -87,6 +87,22 @@ def test_the_card_a_new_card_lands_on_is_covered_quietly() -> None:
     assert codes(out) == ["same_bowl_twice"]  # a real fault is still warned
 
 
+def test_a_lone_bowl_card_covered_in_the_change_that_ends_the_last_turn_stays() -> None:
+    """One settled change holds Alice's take and refill and Bob's first card, laid tight on
+    nori-0, Bowl 2's only card, whose strip goes out of sight: nori-0 is covered, not a bowl
+    taken away unready (the take is applied first, before the card that covers it lands)."""
+    tb = alice_plays_both()
+    del tb.cards["ajitama-0"]
+    tb.cards["kamaboko-0"] = "fridge"
+    del tb.cards["nori-0"]
+    tb.cards["negi-1"] = "bowl-2"
+    out = tb.commit()
+    assert codes(out) == [] and kinds(out, "card_hidden") == []
+    v = tb.f.view()
+    assert bowl_cards(tb, "bowl-2") == ("nori-0", "negi-1")
+    assert (v.current_player, v.turn) == ("Bob", 2)
+
+
 @pytest.mark.parametrize(("after", "noticed"), [(0.2, False), (COVER_S, False), (1.0, True)])
 def test_the_card_landed_on_given_up_a_moment_later_is_covered(after: float, noticed: bool) -> None:
     """The settler may commit a laid card a frame before it gives up the card under it: that

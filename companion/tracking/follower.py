@@ -63,6 +63,8 @@ MAX_WARNINGS: Final = 3
 # Turn phases of the interpreter (finer than the view's phase).
 _PLAY, _TAKE, _REFILL, _FRIDGE_DRAW, _DONE = "play", "take", "refill", "fridge_draw", "done"
 _SCAN = "scan"
+UNREADY: Final = "unready"
+"""`bowl_served`'s reason for a bowl taken away before it was seen ready."""
 _FRIDGE = "fridge"
 
 
@@ -116,7 +118,6 @@ class _Game:
     hidden: dict[str, set[str]] = field(default_factory=lambda: {b: set() for b in BOWLS})
     """Cards no longer seen while the rest of their bowl stays: covered by a card laid too
     low, or misread. Cards stay in a bowl until it is served, so they still count."""
-    vanished: dict[str, tuple[str, int]] = field(default_factory=dict)
     """Cards that left a bowl unserved -> (bowl, position), restored if they come back."""
     ready: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     """Ready bowl -> (reason, seat whose turn made it ready, that turn's number)."""
@@ -377,12 +378,6 @@ class _Game:
                 if len(self.plays) >= self.to_play:
                     self.after_plays()
             return
-        back = self.vanished.get(card)
-        if back is not None and back[0] == bowl:
-            del self.vanished[card]
-            self.bowls[bowl].insert(min(back[1], len(self.bowls[bowl])), card)
-            self.check_ready(bowl)
-            return
         if card in self.leaving[bowl]:
             self.leaving[bowl].discard(card)
             return
@@ -404,7 +399,6 @@ class _Game:
         if where == _FRIDGE:
             self.warn("fridge_to_bowl", card=card, bowl=bowl)
             self.fridge.remove(card)
-        self.vanished.pop(card, None)
         if self.phase == "setup":
             self.start_game()
         if self.tphase == _REFILL:
@@ -479,6 +473,12 @@ class _Game:
             # unserved bowls are discarded at the end (rulebook): kept for finish() to report
             self.hidden[bowl].update(removed)
             return
+        if self.landed.get(bowl) and removed == self.bowls[bowl][-1:]:
+            # the bowl's last card going out of sight as a card lands in it is covered by
+            # it, even when the change also holds the previous turn's take (applied first,
+            # in rulebook order, the bowl would look taken away before the card landed)
+            self.hidden[bowl].update(removed)
+            return
         if not self.out_of_sight(bowl, removed):
             self.hidden[bowl].update(removed)
             covered = self.covered(bowl)
@@ -493,17 +493,23 @@ class _Game:
             sum=str(sum(c.value for c in seen)),
             types=str(pile_types(seen)),
         )
-        for c in list(self.bowls[bowl]):
-            self.vanished[c] = (bowl, self.bowls[bowl].index(c))
-            self.bowls[bowl].remove(c)
-        self.hidden[bowl] = set()
-        self.check_ready(bowl)
+        # a bowl leaves the table only to be served: one seen unready most likely had a card
+        # the camera missed (laid and served within a second, read as another card), and its
+        # cards lie in the player's pile all the same, scanned at the end. Served, so the
+        # turns and the scores go on (the scan then counts the card missed); warned, to check
+        self.ready[bowl] = (UNREADY, self.seat, self.turn)
+        self.serve(bowl)
 
     def serve(self, bowl: str) -> None:
         cards = tuple(self.bowls[bowl])
         reason, seat, turn = self.ready.pop(bowl)
         this_turn = self.phase == "playing" and turn == self.turn
-        early = this_turn and self.tphase == _PLAY and len(self.plays) < self.to_play
+        early = (
+            this_turn
+            and reason != UNREADY
+            and self.tphase == _PLAY
+            and len(self.plays) < self.to_play
+        )
         index = len(self.served)
         scorer = self.scorers[self.mode.bowl_scorer(BOWLS.index(bowl), seat)]
         scorer = self.reassign.get(index, scorer)

@@ -47,10 +47,10 @@ def _local(n: Naming, point: tuple[float, float]) -> tuple[float, float]:
     return dx * ay - dy * ax, dx * ax + dy * ay
 
 
-def _faces(end: Naming, towards: tuple[float, float]) -> bool:
-    """The end's card lies towards `towards` (a unit vector), within ENDS_ANGLE_DEG."""
+def _faces(end: Naming, towards: tuple[float, float], within_deg: float = ENDS_ANGLE_DEG) -> bool:
+    """The end's card lies towards `towards` (a unit vector), within `within_deg`."""
     ax, ay = _axis(end)
-    return ax * towards[0] + ay * towards[1] >= math.cos(math.radians(ENDS_ANGLE_DEG))
+    return ax * towards[0] + ay * towards[1] >= math.cos(math.radians(within_deg))
 
 
 def _one_card_apart(a: Naming, b: Naming) -> tuple[float, float, float] | None:
@@ -160,6 +160,11 @@ def join_ends(
 
 SURE_UPRIGHT: Final = 0.3
 """An upright reading this sure (the detector's gate) speaks against a turned one."""
+SURER_BY: Final = 0.05
+"""A far end read this much surer than the near one is not dropped for facing away (two sure
+readings differ by less: foil-1's phantom nori-7 at 0.999 beside its card's nori-1 at 0.998;
+tarot-1's right negi-6 at 0.999 beside a cascade band misread at 0.73, its strips between
+under a hand and not sure)."""
 TURNED_PARALLEL_DEG: Final = 20.0
 """Strips this close in skew lie in one cascade (a fan turns its cards further apart)."""
 
@@ -208,13 +213,20 @@ def drop_facing_away(
         if near is None or near.confidence < SURE_UPRIGHT:
             continue
         for m, far in enumerate(namings):
-            if far is None or m == k or out[m] is None or far.confidence > near.confidence:
+            if (
+                far is None
+                or m == k
+                or out[m] is None
+                or far.confidence > near.confidence + SURER_BY
+            ):
                 continue
             apart = _one_card_apart(near, far)
             if apart is None:
                 continue
-            # both cards lie the same way: near's towards far, far's beyond it
-            if not (_faces(near, apart[:2]) and _faces(far, apart[:2])):
+            # both cards lie the same way: near's towards far, far's beyond it (the tilt of a
+            # strip read upside down is as wrong as its name: foil-1's menma-4, a lone card in
+            # a bowl, showed its top band read turned as nori-1 at 13 degrees, the card at -4)
+            if not (_faces(near, apart[:2]) and _faces(far, apart[:2], TURNED_PARALLEL_DEG)):
                 continue
             others = (c for j, c in enumerate(centres_mm) if c is not None and j not in (k, m))
             if _nothing_between(near, apart, others):

@@ -9,6 +9,7 @@ merged into one reading spanning the card.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -50,6 +51,11 @@ SAME_CARD_MM = (layout.CARD_H_MM - layout.INDEX_STRIP_MM, 12.0)
 """Two strips of one id this far apart (+/- tolerance) are the two ends of one card."""
 BETWEEN_MIN_CONFIDENCE: Final = 0.5
 """A box that says two strips are two cards (lying between them) when the finder is this sure."""
+BETWEEN_MIN_NAMED: Final = 0.02
+BETWEEN_UNNAMED_CONFIDENCE: Final = 0.6
+"""A box the namer reads no card in (under this) parts two ends only when the finder is this
+sure of it: on foil-1's picture under a cascade's last band the finder gave 0.36-0.52 (named
+0.0); strips of the default deck's cascade under a hand, named 0.0 too, 0.70 and 0.81."""
 SAME_BOX_IOU: Final = 0.8
 """A box this close to one of the previous reading (same calibration) is the same strip..."""
 UNCHANGED_LEVEL: Final = 24
@@ -112,6 +118,22 @@ class _Remembered:
     """The detector's box (rectified view px)."""
     crop: np.ndarray
     naming: Naming | None
+
+
+def strip_centres(
+    boxes_mm: Sequence[tuple[float, float, float, float]],
+    found: Sequence[float] | np.ndarray,
+    namings: Sequence[Naming | None],
+) -> list[tuple[float, float] | None]:
+    """Per box, its centre when it is surely a strip, else None: a strip between two ends says
+    they are two cards; a box the finder is unsure of (on a card's picture, 0.33) says nothing,
+    nor one the namer reads nothing in unless the finder is surer of it."""
+    out: list[tuple[float, float] | None] = []
+    for b, c, n in zip(boxes_mm, found, namings, strict=True):
+        named = n is not None and n.confidence >= BETWEEN_MIN_NAMED
+        sure = c >= (BETWEEN_MIN_CONFIDENCE if named else BETWEEN_UNNAMED_CONFIDENCE)
+        out.append(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) if sure else None)
+    return out
 
 
 def _crop_box(xyxy: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
@@ -348,12 +370,7 @@ class CardDetector:
         # the two ends of a card are joined after the memory took the namings as read (joined
         # again at every frame, two agreeing ends would grow surer and surer)
         boxes = [_box_mm(x, ppm) for x in dets.xyxy]
-        # a strip between two ends says they are two cards; a box the finder is unsure of (on
-        # a card's picture, 0.33) says nothing
-        centres = [
-            ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) if c >= BETWEEN_MIN_CONFIDENCE else None
-            for b, c in zip(boxes, dets.confidence, strict=True)
-        ]
+        centres = strip_centres(boxes, dets.confidence, namings)
         readings = []
         read = drop_turned_over_upright(
             drop_facing_away(join_ends(namings, centres), centres), centres
