@@ -1,0 +1,31 @@
+"""Smoke test of benchmarks/held_out_games.py: how a followed game is held against its truth."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.held_out_games import SETUPS, match_served, parse_args
+
+
+def _serve(*cards: str) -> dict:
+    return {"type": "bowl_served", "region": "bowl-1", "cards": list(cards)}
+
+
+def test_a_serve_is_right_only_card_for_card_and_once() -> None:
+    truth = [_serve("nori-1", "negi-2"), _serve("menma-3"), {"type": "card_added"}]
+    seen = [
+        _serve("negi-2", "nori-1"),  # the same cards in another order: right
+        _serve("negi-2", "nori-1"),  # served twice: the second is false
+        _serve("menma-3", "ajitama-0"),  # a card too many: false
+    ]
+    assert match_served(seen, truth) == (1, 2, 2)
+    assert match_served([], truth) == (0, 2, 0)
+
+
+def test_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    args = parse_args(["--families", "foil", "--setups", "bump,solo", "--fps", "15"])
+    assert args.setups.split(",") == ["bump", "solo"] and args.fps == 15.0
+    assert set(SETUPS) == {"warm", "sloppy", "bump", "solo"}
+    with pytest.raises(SystemExit):
+        parse_args(["--setups", "windy"])
+    assert "unknown set-up 'windy'" in capsys.readouterr().err
