@@ -16,9 +16,10 @@ and the default deck beside them) and every table set-up:
    the real pipeline (OpenCV decoding, markers, finder, namer, settler, game follower).
 
 Printed per game: whether the final result is the recorded game's exactly (demo's own check:
-every player's points, bowls and cards), the served bowls right card for card
-(matched to the truth's serves by their cards) against the truth's count, bowls announced that
-the truth never served, and the rule warnings given (a legal game should give none).
+every player's points, bowls and cards), the served bowls right card for card and credited to
+the right player (matched to the truth's serves) against the truth's count, served bowls the
+truth has not (wrong), and the rule warnings given (a legal game should give none; `scan_differs` is
+one of them: a scanned pile that differs from the bowl seen served).
 
     .venv/bin/python benchmarks/held_out_games.py --backend ncnn   # 4 designs + default, 4 set-ups
     .venv/bin/python benchmarks/held_out_games.py --families foil --setups bump --fps 15
@@ -120,15 +121,20 @@ def _recording(design: str, setup: str, fps: float, out: Path) -> Path:
     return folder
 
 
-def _served(events: Sequence[dict[str, Any]]) -> list[frozenset[str]]:
-    return [frozenset(e["cards"]) for e in events if e.get("type") == "bowl_served"]
+def _served(events: Sequence[dict[str, Any]]) -> list[tuple[str, frozenset[str]]]:
+    return [
+        (str(e.get("player")), frozenset(e["cards"]))
+        for e in events
+        if e.get("type") == "bowl_served"
+    ]
 
 
 def match_served(
     seen: Sequence[dict[str, Any]], truth: Sequence[dict[str, Any]]
 ) -> tuple[int, int, int]:
-    """(served bowls right card for card, bowls the truth served, served bowls it did not):
-    a followed serve is right when a true serve not yet matched holds the same cards."""
+    """(served bowls right, bowls the truth served, served bowls it did not): a followed serve
+    is right when a true serve not yet matched holds the same cards, served to the same player
+    (team, in 4p)."""
     left = Counter(_served(truth))
     right = false = 0
     for pile in _served(seen):
@@ -245,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = [f.result() for f in tqdm(futures, desc="games", unit="game")]
     print(
         f"\n{'design':<12}{'set-up':<8}{'mode':<6}{'result':<8}{'bowls right':>13}"
-        f"{'false':>7}{'warnings':>10}{'s':>7}"
+        f"{'wrong':>7}{'warnings':>10}{'s':>7}"
     )
     for r in results:
         verdict = "exact" if r.exact else "WRONG"
@@ -264,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             true = sum(r.bowls_true for r in rows)
             print(
                 f"{label}: {sum(r.exact for r in rows)} of {len(rows)} games exact, "
-                f"{right} of {true} bowls right, {sum(r.bowls_false for r in rows)} false, "
+                f"{right} of {true} bowls right, {sum(r.bowls_false for r in rows)} served wrong, "
                 f"{sum(r.warnings for r in rows)} warnings"
             )
     print(

@@ -7,11 +7,11 @@ import pytest
 from benchmarks.held_out_games import SETUPS, match_served, parse_args
 
 
-def _serve(*cards: str) -> dict:
-    return {"type": "bowl_served", "region": "bowl-1", "cards": list(cards)}
+def _serve(*cards: str, player: str = "Alice") -> dict:
+    return {"type": "bowl_served", "region": "bowl-1", "cards": list(cards), "player": player}
 
 
-def test_a_serve_is_right_only_card_for_card_and_once() -> None:
+def test_a_serve_is_right_only_card_for_card_to_its_player_and_once() -> None:
     truth = [_serve("nori-1", "negi-2"), _serve("menma-3"), {"type": "card_added"}]
     seen = [
         _serve("negi-2", "nori-1"),  # the same cards in another order: right
@@ -19,6 +19,7 @@ def test_a_serve_is_right_only_card_for_card_and_once() -> None:
         _serve("menma-3", "ajitama-0"),  # a card too many: false
     ]
     assert match_served(seen, truth) == (1, 2, 2)
+    assert match_served([_serve("menma-3", player="Bob")], truth) == (0, 2, 1)  # wrong player
     assert match_served([], truth) == (0, 2, 0)
 
 
