@@ -228,6 +228,7 @@ class _Game:
             b: [ev["card"] for ev in obs if ev["region"] == b and ev["type"] == "card_added"]
             for b in BOWLS
         }
+        misread = self.covered_misread(obs)
         self.serving = set()
         for b in self.ready:
             gone = [ev["card"] for ev in obs if ev["region"] == b and ev["type"] == "card_removed"]
@@ -242,7 +243,7 @@ class _Game:
             elif region == _FRIDGE:
                 tokens.append(("refill" if added else "take", card, None))
             elif region in BOWLS:
-                if added:
+                if added and card not in misread:
                     tokens.append(("play", card, region))
                 else:
                     clears.setdefault(region, []).append(card)
@@ -277,6 +278,25 @@ class _Game:
             if under is not None and under in self.bowls[bowl]:
                 self.last_landing[bowl] = (under, self.t)
         return self.out
+
+    def covered_misread(self, obs: Sequence[Event]) -> set[str]:
+        """Cards seen landing in a bowl that are the bowl's last card, covered in the same
+        change, read as another value of its ingredient: with two cards landing in one bowl
+        at once (never legal), the one of the covered card's ingredient is that card's strip,
+        half hidden and misread (ornate-1 at 15 frames/s: ajitama-0 laid on shiitake-2,
+        which went out of sight as ajitama-0 and a shiitake-5 came in)."""
+        out: set[str] = set()
+        for b in BOWLS:
+            landed = self.landed[b]
+            if len(landed) < 2 or not self.bowls[b]:
+                continue
+            last = self.bowls[b][-1]
+            gone = {ev["card"] for ev in obs if ev["region"] == b and ev["type"] == "card_removed"}
+            if last not in gone:
+                continue
+            kind = parse_card(last).ingredient
+            out.update(c for c in landed if c != last and parse_card(c).ingredient == kind)
+        return out
 
     def expected(self) -> tuple[str, ...]:
         if self.phase == "setup" or self.tphase == _PLAY:
