@@ -17,6 +17,7 @@ from companion.deck.designs import design_deck
 from companion.synth.frame import Frame
 from companion.synth.scene import PlacedCard, Scene, fan
 from companion.vision.calibration import calibrate
+from companion.vision.naming import Naming
 from companion.vision.turned_cards import CardPose, turned_cards
 from tests.plane_helpers import kit_view
 
@@ -96,6 +97,32 @@ def test_a_turned_card_on_plain_cloth_is_posed_to_the_millimetre():
     off = abs((pose.angle_deg - want + 90.0) % 180.0 - 90.0)  # which end is the top: unknown
     assert off < 2.0
     assert abs(abs(pose.angle_deg) - 40.0) < 2.0
+
+
+def _striped_card_view(centre: tuple[float, float], turn_deg: float) -> np.ndarray:
+    """Mid-red cloth and one card whose print is diagonal stripes, darker and lighter than the
+    cloth in turn, running off its rim (a foil or full-bleed design): each side's edge flips
+    polarity every stripe."""
+    view = np.full((440, 780, 3), (70, 80, 200), np.uint8)
+    stripes = np.zeros_like(view)
+    yy, xx = np.mgrid[0 : view.shape[0], 0 : view.shape[1]]
+    dark = ((xx + 2 * yy) // 28) % 2 == 0
+    stripes[dark] = (40, 30, 60)
+    stripes[~dark] = (220, 215, 235)
+    corners = cv2.boxPoints((centre, (63.0, 88.0), turn_deg))
+    mask = np.zeros(view.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], 255)
+    view[mask > 0] = stripes[mask > 0]
+    return cv2.GaussianBlur(view, (3, 3), 0)
+
+
+@pytest.mark.parametrize("turn_deg", [-50.0, -30.0, 25.0, 35.0, 45.0, 60.0])
+def test_a_card_whose_rim_flips_from_dark_to_light_is_still_found(turn_deg):
+    """Its sides show only as short pieces of edge, none of them a card's side long."""
+    view = _striped_card_view((400.0, 220.0), turn_deg)
+    poses = turned_cards(view)
+    assert poses, "the striped card was not found"
+    assert math.dist(poses[0].center_mm, (400.0, 220.0)) < 3.0
 
 
 @cache
@@ -180,3 +207,53 @@ def test_a_pose_found_off_along_the_card_snaps_onto_its_outline():
     assert support > 0.95
     # to the snap's 2 mm step: the namers look for the band 4 mm round where it is put
     assert math.dist(snapped.center_mm, (400.0, 220.0)) < 3.0
+
+
+@pytest.mark.parametrize(
+    ("end", "upside_down", "read"),
+    [(0, False, True), (0, True, False), (1, True, True), (1, False, False)],
+)
+def test_a_turned_cards_band_is_its_only_when_read_the_way_its_pose_says(end, upside_down, read):
+    """The pose says which way each end faces: its first band is a top band (read upright),
+    its second a bottom band (read upside down). A band read the other way puts the card off
+    the outline: a face-down card's back read as a band of the deck (held-out minimal-1, 0.6)."""
+    from companion.vision.detector import CardDetector
+    from companion.vision.turned_cards import band_boxes
+
+    pose = CardPose((300.0, 200.0), 30.0)
+
+    class OneBandNamer:  # what the namer made of the pose's two bands
+        def name_boxes(self, image, cal, boxes):
+            x0, y0, x1, y1 = boxes[end]
+            naming = Naming(
+                "menma-5",
+                0.9,
+                0.1,
+                "menma-4",
+                upside_down,
+                0.0,
+                ((x0 + x1) / 2, (y0 + y1) / 2),
+                0.6,
+            )
+            return [naming if k == end else None for k in range(len(boxes))]
+
+    assert len(band_boxes(pose)) == 2
+    detector = CardDetector(model=object(), classifier=None, reuse_names=False)  # type: ignore[arg-type]
+    detector.namer = OneBandNamer()  # type: ignore[assignment]
+    cal = calibrate(table("default").image)
+    reading = detector._read_turned(table("default").image, cal, pose)
+    assert (reading is not None and reading.card == "menma-5") == read
+
+
+def test_of_two_whole_cards_posed_across_each_other_the_surer_stands():
+    """A fan's edges can fit a card askew across the top card: two whole cards cannot overlap."""
+    from companion.vision.detector import CardReading, whole_cards_apart
+
+    def read(card: str, pose: CardPose, p: float) -> tuple[CardPose, CardReading]:
+        naming = Naming(card, 0.9, 0.1, card, False, 0.0, pose.center_mm, p)
+        return pose, CardReading(card, p, (0, 0, 1, 1), "scan", pose.center_mm, naming)
+
+    top = read("menma-1", CardPose((560.0, 230.0), 46.0), 1.0)
+    across = read("menma-4", CardPose((580.0, 218.0), 24.0), 0.84)
+    apart = read("nori-3", CardPose((400.0, 230.0), -30.0), 0.9)
+    assert whole_cards_apart([across, top, apart]) == [top, apart]

@@ -70,6 +70,8 @@ STRIP_MAX_PX: Final = 80
 """No strip's box is longer (63 mm at 1 px/mm, turned: under 70)."""
 NMS_IOU: Final = 0.5
 """As the finder's own (backends.decode)."""
+WHOLE_OVERLAP: Final = 0.2
+"""Two turned whole cards overlapping by this share of a card's area are one place."""
 SAME_VIEW_PX: Final = 0.5
 """Calibrations closer than this (play-area corners, image px) see the same rectified view."""
 
@@ -430,7 +432,7 @@ class CardDetector:
             touched = [p for p in near if _card_touches(p, change, ppm)]
             kept = [(p, r) for p, r in self._turned if not _card_touches(p, change, ppm)]
             found = kept + [(p, self._read_turned(image, cal, p)) for p in touched]
-        read = [(p, r) for p, r in found if r is not None]
+        read = whole_cards_apart([(p, r) for p, r in found if r is not None])
         if self.reuse_names and cal.regions_known:
             self._turned = read  # beside self._last
         return read
@@ -462,7 +464,12 @@ class CardDetector:
             read = self.namer.name_boxes(image, upright, boxes, light=cal, found=boxes)
         else:
             read = self.namer.name_boxes(image, upright, boxes)
-        ends = [on_plane(n, pose) for n in read if n is not None]
+        # the pose says which end is which: its first box is a top band read upright, its
+        # second a bottom band read upside down; a band read the other way puts the card
+        # off the outline (a face-down card's edge read as a band of the deck)
+        ends = [
+            on_plane(n, pose) for k, n in enumerate(read) if n is not None and n.flipped == (k == 1)
+        ]
         if not ends:
             return None
         if len(ends) == 2:
@@ -522,6 +529,25 @@ class CardDetector:
         ]
         keep = cv2.dnn.NMSBoxes(rects, both.confidence.tolist(), 0.0, NMS_IOU)
         return both[np.sort(np.asarray(keep, int).ravel())], share
+
+
+def whole_cards_apart(
+    read: list[tuple[CardPose, CardReading]],
+) -> list[tuple[CardPose, CardReading]]:
+    """Turned cards seen whole cannot overlap: of poses that do (a fan's edges fit a card
+    askew across its others), the surest reading stands, the best outline on a tie (the
+    poses come best outline first)."""
+    order = sorted(range(len(read)), key=lambda k: -read[k][1].confidence)
+    kept: list[int] = []
+    for k in order:
+        mine = read[k][0].corners_mm().astype(np.float32)
+        if all(
+            cv2.intersectConvexConvex(mine, read[j][0].corners_mm().astype(np.float32))[0]
+            < WHOLE_OVERLAP * layout.CARD_W_MM * layout.CARD_H_MM
+            for j in kept
+        ):
+            kept.append(k)
+    return [read[k] for k in sorted(kept)]
 
 
 def _strip_corners_mm(n: Naming, y_from: float, y_to: float) -> np.ndarray:

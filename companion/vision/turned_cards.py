@@ -3,10 +3,12 @@
 The strip finder boxes bands lying along the table's axes (to ~15 degrees); a card turned
 further is found here by its outline instead, whatever its print: two long straight edges,
 parallel, one card width apart (or two short ones one card length apart) whose extent along
-them is a card's, or one edge as long as a card's side with the card on either side of it (the
-fan's next card hides the other edges). A pose is kept when most of its outline shows an edge
-across it. Such a card is named through a calibration turned with it, so the namers see it
-upright and read it as they read any other.
+them is a card's, or one edge along a card's side with the card on either side of it (the
+fan's next card hides the other edges). A rim that is light here and dark there against the
+cloth (foil, stripes, art to the edge) is found as a ridge of the gradient and from its
+pieces. A pose is kept when most of its outline shows an edge across it. Such a card is named
+through a calibration turned with it, so the namers see it upright and read it as they read
+any other.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ WORK_PX_PER_MM: Final = 1.0
 """Edges are looked for at this scale (a card's rim is sharp enough at 1 px/mm)."""
 MIN_EDGE_MM: Final = 40.0
 """A side must show this much of its straight edge (the other card of a fan hides the rest)."""
-MAX_EDGES: Final = 48
+MAX_EDGES: Final = 96
 """The longest straight edges turned off the table's axes that are looked at (a frame shows a
-few dozen: hands, art, the fan's other cards)."""
+few dozen: hands, art, the fan's other cards; most are found twice, as edge and as ridge)."""
 APART_TOLERANCE_MM: Final = 5.0
 """Two parallel sides are one card's when they lie its width (or length) apart to this much."""
 PARALLEL_DEG: Final = 4.0
@@ -44,8 +46,18 @@ SNAP_MM: Final = 18.0
 SNAP_ACROSS_MM: Final = 2.0
 """A pose found from edges is snapped onto the best outline this far along the card's long
 side (a fan's cards are offset along it, their edges parallel) and across it."""
+EDGE_STEP_MM: Final = 4.0
+"""Places tried along a card's side for an edge shorter than it (snapped to 2 mm after)."""
+FRAGMENT_MIN_MM: Final = 8.0
+FRAGMENT_PARALLEL_DEG: Final = 8.0
+FRAGMENT_OFF_MM: Final = 1.5
+FRAGMENT_GAP_MM: Final = 16.0
+"""Pieces of one straight edge (_joined_fragments): at least this long, this parallel, this far
+off each other's line at most, with gaps along it no longer than this."""
 MIN_SUPPORT: Final = 0.85
 """Share of a pose's outline that must show an edge across it."""
+QUICK_MARGIN: Final = 0.15
+"""A pose whose outline's every third point shows MIN_SUPPORT less this is looked at whole."""
 EDGE_LEVEL: Final = 40.0
 """Sobel response (3 x 3, grey levels) of an edge: a card's rim on cloth gives 100-400, on
 another card 40-150."""
@@ -97,6 +109,67 @@ def _segments(gray: np.ndarray) -> np.ndarray:
     return np.zeros((0, 4), np.float32) if found is None else found.reshape(-1, 4)
 
 
+def _joined_fragments(segs: np.ndarray) -> np.ndarray:
+    """Edges rebuilt from collinear pieces (x0, y0, x1, y1, mm), each spanning its pieces.
+
+    LSD follows one polarity of an edge: a card whose rim is light here and dark there against
+    the cloth (foil, stripes, full-bleed art reaching the edge) shows its side as short pieces
+    on one line, none MIN_EDGE_MM long."""
+    d = segs[:, 2:] - segs[:, :2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    angle = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 90.0
+    turned = np.minimum(angle, 90.0 - angle) >= MIN_TURN_DEG - 2 * PARALLEL_DEG
+    pieces = np.flatnonzero((length >= FRAGMENT_MIN_MM) & turned)
+    if len(pieces) < 2:
+        return np.zeros((0, 4))
+    u = d[pieces] / length[pieces, None]
+    n = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    mid = (segs[pieces, :2] + segs[pieces, 2:]) / 2
+    # j on i's line: both of j's ends within FRAGMENT_OFF_MM of it (a short piece's own
+    # direction is a few degrees off), the gap between them along it short
+    starts, ends = segs[pieces, :2], segs[pieces, 2:]
+    off = np.maximum(
+        np.abs(np.einsum("ik,ijk->ij", n, starts[None, :, :] - mid[:, None, :])),
+        np.abs(np.einsum("ik,ijk->ij", n, ends[None, :, :] - mid[:, None, :])),
+    )
+    along = np.abs(np.einsum("ik,ijk->ij", u, mid[None, :, :] - mid[:, None, :]))
+    half = length[pieces] / 2
+    gap = along - half[:, None] - half[None, :]
+    longer = length[pieces][:, None] >= length[pieces][None, :]
+    on_line = np.where(longer, off, off.T) <= FRAGMENT_OFF_MM
+    link = (np.abs(u @ u.T) >= math.cos(math.radians(FRAGMENT_PARALLEL_DEG))) & on_line
+    link &= gap <= FRAGMENT_GAP_MM
+    count, label = _components(link)
+    out = []
+    for k in range(count):
+        members = np.flatnonzero(label == k)
+        if len(members) < 2:
+            continue
+        lead = members[np.argmax(length[pieces[members]])]
+        ends = np.concatenate([segs[pieces[members], :2], segs[pieces[members], 2:]])
+        t = (ends - mid[lead]) @ u[lead]
+        out.append(np.concatenate([mid[lead] + u[lead] * t.min(), mid[lead] + u[lead] * t.max()]))
+    return np.array(out).reshape(-1, 4)
+
+
+def _components(link: np.ndarray) -> tuple[int, np.ndarray]:
+    """Connected components of a symmetric boolean adjacency matrix."""
+    label = np.full(len(link), -1)
+    count = 0
+    for start in range(len(link)):
+        if label[start] >= 0:
+            continue
+        stack = [start]
+        label[start] = count
+        while stack:
+            i = stack.pop()
+            for j in np.flatnonzero(link[i] & (label < 0)):
+                label[j] = count
+                stack.append(int(j))
+        count += 1
+    return count, label
+
+
 def turned_cards(view: np.ndarray, ppm: float = layout.RECTIFIED_PX_PER_MM) -> list[CardPose]:
     """Whole cards turned MIN_TURN_DEG or more in a top-down view at `ppm` px/mm, best first."""
     gray = view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
@@ -106,6 +179,12 @@ def turned_cards(view: np.ndarray, ppm: float = layout.RECTIFIED_PX_PER_MM) -> l
     segs = _segments(gray).astype(np.float64) / WORK_PX_PER_MM
     if len(segs) == 0:
         return []
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    # LSD follows one polarity of an edge; the gradient's magnitude has none: a rim light
+    # here and dark there against the cloth is one ridge there (halved: rims stay in 8 bits)
+    ridges = _segments(cv2.convertScaleAbs(cv2.magnitude(gx, gy), alpha=0.5))
+    segs = np.concatenate([segs, ridges / WORK_PX_PER_MM, _joined_fragments(segs)])
     d = segs[:, 2:] - segs[:, :2]
     length = np.hypot(d[:, 0], d[:, 1])
     angle = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180.0
@@ -122,13 +201,19 @@ def turned_cards(view: np.ndarray, ppm: float = layout.RECTIFIED_PX_PER_MM) -> l
         hypotheses.extend(_edge_poses(seg))
     if not hypotheses:
         return []
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    support = outline_support(gx, gy, hypotheses)
+    # a quick look at every third outline point first: most hypotheses are far off
+    support = outline_support(gx, gy, hypotheses, every=3)
+    near = np.flatnonzero(support >= MIN_SUPPORT - QUICK_MARGIN)
+    if len(near):
+        support[near] = outline_support(gx, gy, [hypotheses[k] for k in near])
     out: list[tuple[float, CardPose]] = []
+    tried: list[CardPose] = []
     for k in np.argsort(-support, kind="stable"):
         if support[k] < MIN_SUPPORT or len(out) == MAX_CARDS:
             break
+        if any(_same_pose(hypotheses[k], t) for t in tried):
+            continue  # one edge found twice (as itself and as a ridge) poses a card twice
+        tried.append(hypotheses[k])
         # snapped onto the outline that fits best nearby: a fan's other cards lay edges
         # parallel to this one's a few millimetres away, and one of them may have made it
         best, pose = _snapped(gx, gy, hypotheses[k])
@@ -136,6 +221,12 @@ def turned_cards(view: np.ndarray, ppm: float = layout.RECTIFIED_PX_PER_MM) -> l
             out.append((best, pose))
     out.sort(key=lambda f: -f[0])
     return [pose for _, pose in out]
+
+
+def _same_pose(a: CardPose, b: CardPose) -> bool:
+    """Within a millimetre and a degree: snapped alike."""
+    turn = abs((a.angle_deg - b.angle_deg + 90.0) % 180.0 - 90.0)
+    return math.dist(a.center_mm, b.center_mm) <= 1.0 and turn <= 1.0
 
 
 def _snapped(gx: np.ndarray, gy: np.ndarray, pose: CardPose) -> tuple[float, CardPose]:
@@ -192,20 +283,25 @@ def _pair_poses(a: np.ndarray, b: np.ndarray) -> list[CardPose]:
 
 
 def _edge_poses(seg: np.ndarray) -> list[CardPose]:
-    """One straight edge as long as a card's side: the card lies on one side of it or the
-    other (the fan's next card hides its other edges)."""
+    """One straight edge along a card's side: the card lies on one side of it or the other
+    (the fan's next card hides its other edges). An edge shorter than the side (the rest lost
+    to glare or to a rim the cloth matches) leaves the card's place along it open: every place
+    that covers it, EDGE_STEP_MM apart."""
     u, n = _frame(seg)
     length = float(np.linalg.norm(seg[2:] - seg[:2]))
     mid = (seg[:2] + seg[2:]) / 2
     w, h = layout.CARD_W_MM, layout.CARD_H_MM
     out = []
     for side, across, long_side in ((h, w, True), (w, h, False)):
-        if not side - SPAN_TOLERANCE_MM <= length <= side + APART_TOLERANCE_MM:
+        if not MIN_EDGE_MM <= length <= side + APART_TOLERANCE_MM:
             continue
-        for sign in (1.0, -1.0):
-            pose = _pose(mid + sign * n * across / 2, u if long_side else n)
-            if pose is not None:
-                out.append(pose)
+        slack = max(0.0, side - SPAN_TOLERANCE_MM - length) / 2
+        steps = np.arange(-slack, slack + 1e-6, EDGE_STEP_MM) if slack else np.zeros(1)
+        for shift in steps:
+            for sign in (1.0, -1.0):
+                pose = _pose(mid + u * shift + sign * n * across / 2, u if long_side else n)
+                if pose is not None:
+                    out.append(pose)
     return out
 
 
@@ -230,13 +326,15 @@ def _outline_template() -> tuple[np.ndarray, np.ndarray]:
 _OUTLINE: Final = _outline_template()
 
 
-def outline_support(gx: np.ndarray, gy: np.ndarray, poses: list[CardPose]) -> np.ndarray:
+def outline_support(
+    gx: np.ndarray, gy: np.ndarray, poses: list[CardPose], every: int = 1
+) -> np.ndarray:
     """Per pose, the share of its outline where the view (its Sobel gradients `gx`, `gy`) has
     an edge across it within a pixel: a real card shows most of its outline, a pose on the
-    wrong side of an edge little."""
+    wrong side of an edge little. `every`: only every so many outline points (a quick look)."""
     a = np.radians([p.angle_deg for p in poses])
     ca, sa = np.cos(a)[:, None], np.sin(a)[:, None]
-    local, normals = _OUTLINE
+    local, normals = _OUTLINE[0][::every], _OUTLINE[1][::every]
     cx = np.array([p.center_mm[0] for p in poses])[:, None]
     cy = np.array([p.center_mm[1] for p in poses])[:, None]
     # each card's frame turned onto the plane (CardPose.rotation, all poses at once)
