@@ -91,3 +91,21 @@ def test_test_split_uses_held_out_tables(tmp_path):
     deck = load_deck(None)
     train = {render_frame(deck, 1, i, FrameSpec()).scene.texture for i in range(12)}
     assert not train & set(HELD_OUT_TEXTURES)
+
+
+def test_a_hard_share_draws_that_share_of_frames_with_hands_and_long_bowls(tmp_path):
+    """`companion train --hard-share`: the finder also sees bands under hands and glare."""
+    from companion.synth.dataset import is_hard
+
+    spec = DatasetSpec(frames=40, seed=3, hard_share=0.5)
+    drawn = [is_hard(spec, i) for i in range(spec.frames)]
+    assert 12 <= sum(drawn) <= 28
+    assert drawn == [is_hard(spec, i) for i in range(spec.frames)]  # the same every run
+    assert not any(is_hard(DatasetSpec(frames=40, seed=3), i) for i in range(40))
+    every = DatasetSpec(frames=2, seed=3, hard_share=1.0, keep_frames=True, width=1280)
+    write_dataset(tmp_path / "h", every, progress=False)
+    for p in sorted((tmp_path / "h" / "frames").glob("*.json")):
+        truth = json.loads(p.read_text())
+        assert truth["hands"], f"{p.name}: a hard frame without a hand"
+        bowls = [c for c in truth["cards"] if (c.get("placed_region") or "").startswith("bowl")]
+        assert len(bowls) >= 3 * 8, f"{p.name}: {len(bowls)} bowl cards, hard bowls hold 8-10"

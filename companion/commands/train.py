@@ -82,6 +82,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="share of frames drawn with generated deck designs, 0..1 (a finder for any deck)",
     )
     p.add_argument(
+        "--hard-share",
+        type=real(0, 1),
+        default=d.hard_share,
+        help="share of frames drawn hard: glare, blur, hands, long bowls, 0..1 (default 0)",
+    )
+    p.add_argument(
         "--init",
         type=Path,
         default=None,
@@ -142,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
         names_epochs=args.names_epochs,
         names_only=args.names_only,
         designs=args.designs,
+        hard_share=args.hard_share,
         init=args.init,
         lr0=args.lr0,
     )

@@ -63,6 +63,9 @@ class DatasetSpec:
     designs finds the top band of any card, not only of the default deck's."""
     design_pool: int = 60
     """Distinct generated decks (each is reused for DESIGN_RUN consecutive frames)."""
+    hard_share: float = 0.0
+    """Share of frames drawn hard (glare, strong blur, hands over the bowls, long bowls) when
+    `hard` is off: the finder then learns bands half washed out or half under a hand."""
 
 
 @dataclass(frozen=True)
@@ -213,11 +216,18 @@ def frame_deck(deck: Deck, spec: DatasetSpec, i: int) -> Deck:
     return design_deck(families[k % len(families)], spec.seed * 1000 + k // len(families))
 
 
+def is_hard(spec: DatasetSpec, i: int) -> bool:
+    """Frame i is drawn hard: all of them with `hard`, else a `hard_share` of them at random."""
+    if spec.hard or spec.hard_share >= 1.0:
+        return True
+    return bool(np.random.default_rng([spec.seed, i, 53]).random() < spec.hard_share)
+
+
 def _frame_job(args: tuple[Any, ...]) -> tuple[int, list[tuple[str, bytes, str]], int]:
     """Render frame i; return the files to write (relative path, bytes) and its box count."""
     deck, spec, i, n_val, prefix = args
     deck = frame_deck(deck, spec, i)
-    fs = FrameSpec(hard=spec.hard, split=spec.split, width=spec.width)
+    fs = FrameSpec(hard=is_hard(spec, i), split=spec.split, width=spec.width)
     frame = render_frame(deck, spec.seed, i, fs)
     rng = np.random.default_rng([spec.seed, i, fs.stream, 7])
     h_noisy = noisy_homography(frame, rng)

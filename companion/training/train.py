@@ -50,6 +50,8 @@ class TrainConfig:
     """Upper bound only: ultralytics' `time` stretches or cuts the epochs to fit the budget."""
     designs: float = 0.0
     """Share of training frames drawn with generated deck designs (deck-agnostic finder)."""
+    hard_share: float = 0.0
+    """Share of training frames drawn hard (glare, blur, hands, long bowls)."""
     init: Path | None = None
     """Start the detector from these weights (trained and committed here) instead of scratch."""
     lr0: float = 0.002
@@ -73,6 +75,7 @@ def render_data(cfg: TrainConfig) -> Path:
         split="train",
         workers=cfg.workers,
         designs=cfg.designs,
+        hard_share=cfg.hard_share,
     )
     stamp = data_dir / "spec.json"
     wanted = json.dumps({**asdict(spec), "deck": str(cfg.deck)}, sort_keys=True, default=str)
