@@ -210,38 +210,43 @@ def test_a_pose_found_off_along_the_card_snaps_onto_its_outline():
 
 
 @pytest.mark.parametrize(
-    ("end", "upside_down", "read"),
-    [(0, False, True), (0, True, False), (1, True, True), (1, False, False)],
+    ("end", "upside_down", "off_mm", "read"),
+    [
+        (0, False, 0.0, True),
+        (0, True, 0.0, False),
+        (1, True, 0.0, True),
+        (1, False, 0.0, False),
+        (0, False, 14.0, False),
+    ],
 )
-def test_a_turned_cards_band_is_its_only_when_read_the_way_its_pose_says(end, upside_down, read):
+def test_a_turned_cards_band_is_its_only_when_it_puts_the_card_on_the_outline(
+    end, upside_down, off_mm, read
+):
     """The pose says which way each end faces: its first band is a top band (read upright),
-    its second a bottom band (read upside down). A band read the other way puts the card off
-    the outline: a face-down card's back read as a band of the deck (held-out minimal-1, 0.6)."""
+    its second a bottom band (read upside down). A band read the other way, or fitted to
+    something off the pose (a fan's first card, posed from the fan's edges, its top band the
+    other cards' corners: minimal-1's chashu-5 at 0.997), puts the card off the outline: a
+    face-down card's back read as a band of the deck (held-out minimal-1, 0.6)."""
     from companion.vision.detector import CardDetector
-    from companion.vision.turned_cards import band_boxes
+    from companion.vision.plane import rectify
 
-    pose = CardPose((300.0, 200.0), 30.0)
+    frame = table("default")
+    cal = calibrate(frame.image)
+    centre = _whole_turned(frame)["negi-7"]
+    pose = next(
+        p for p in turned_cards(rectify(frame.image, cal)) if math.dist(p.center_mm, centre) < 4
+    )
 
     class OneBandNamer:  # what the namer made of the pose's two bands
         def name_boxes(self, image, cal, boxes):
             x0, y0, x1, y1 = boxes[end]
-            naming = Naming(
-                "menma-5",
-                0.9,
-                0.1,
-                "menma-4",
-                upside_down,
-                0.0,
-                ((x0 + x1) / 2, (y0 + y1) / 2),
-                0.6,
-            )
+            at = ((x0 + x1) / 2, (y0 + y1) / 2 + off_mm)
+            naming = Naming("menma-5", 0.9, 0.1, "menma-4", upside_down, 0.0, at, 0.6)
             return [naming if k == end else None for k in range(len(boxes))]
 
-    assert len(band_boxes(pose)) == 2
     detector = CardDetector(model=object(), classifier=None, reuse_names=False)  # type: ignore[arg-type]
     detector.namer = OneBandNamer()  # type: ignore[assignment]
-    cal = calibrate(table("default").image)
-    reading = detector._read_turned(table("default").image, cal, pose)
+    reading = detector._read_turned(frame.image, cal, pose)
     assert (reading is not None and reading.card == "menma-5") == read
 
 

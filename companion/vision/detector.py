@@ -27,6 +27,7 @@ from companion.vision.backends import (
 )
 from companion.vision.band_naming import BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
+from companion.vision.card_body import in_view_whole
 from companion.vision.card_ends import (
     drop_facing_away,
     drop_turned_over_upright,
@@ -467,8 +468,15 @@ class CardDetector:
         # the pose says which end is which: its first box is a top band read upright, its
         # second a bottom band read upside down; a band read the other way puts the card
         # off the outline (a face-down card's edge read as a band of the deck)
+        # and the card its band puts there must show its outline as the pose did: a band
+        # fitted to what lies there (a fan's first card, posed from the fan's edges, whose
+        # top band is the other cards' corners: minimal-1's chashu-5 at 0.997) puts it off
         ends = [
-            on_plane(n, pose) for k, n in enumerate(read) if n is not None and n.flipped == (k == 1)
+            on_plane(n, pose)
+            for k, n in enumerate(read)
+            if n is not None
+            and n.flipped == (k == 1)
+            and in_view_whole(image, upright, n.center_mm, n.angle_deg, n.flipped, boxes)
         ]
         if not ends:
             return None
