@@ -21,6 +21,7 @@ from typing import Any, Final
 from companion.cards import parse_card
 from companion.rules.modes import MODES
 from companion.rules.scoring import POINTS_BY_TYPES, critics_stars, pile_points, pile_types
+from companion.tracking.scored_piles import scored_piles
 from companion.tracking.view import GameView
 
 FINISHED: Final = "finished"
@@ -273,41 +274,27 @@ def _fields(record: GameRecord) -> dict[str, Any]:
 def _final_bowls(
     view: GameView, turn_ts: list[tuple[float, int]], times: list[float]
 ) -> tuple[BowlRecord, ...]:
-    """The piles as the tally scored them: served bowls, replaced by the cards their
-    end-of-game scan counts (`ScanView.counted`), plus scanned piles that matched no served
-    bowl (the follower's own final_piles rule, read from its view)."""
-    replaced: dict[int, tuple[str | None, tuple[str, ...]]] = {}
-    extra: list[tuple[str, tuple[str, ...]]] = []
-    for s in view.scans:
-        if s.keep == "expected":
-            continue
-        if s.index is not None:
-            replaced[s.index] = (s.scorer, s.counted)
-        elif s.scorer is not None:
-            extra.append((s.scorer, s.counted))
+    """The piles as the tally scored them (`scored_piles`, the follower's own rule), with
+    where and when each was served (a scanned pile that matched no bowl: the scan, at the end)."""
+    served = {p.index: p for p in view.served}
     end_t = max([view.t, *(p.t for p in view.served)], default=0.0)
-    rows: list[tuple[str | None, tuple[str, ...], str, float]] = []
-    for p in view.served:
-        who, cards = replaced.get(p.index, (p.scorer, p.cards))
-        if p.index in replaced:
-            cards = _in_order(cards, p.cards)
-        rows.append((who, cards, p.region, p.t))
-    rows += [(who, cards, "scan", end_t) for who, cards in extra]
-    used: set[str] = set()
+    piles = scored_piles(
+        ((p.index, p.scorer, p.cards) for p in view.served),
+        ((s.index, s.scorer, s.keep, s.counted) for s in view.scans),
+        view.scorers,
+    )
     out: list[BowlRecord] = []
-    for who, cards, region, t in rows:
-        pile = tuple(c for c in cards if c not in used)
-        used.update(pile)
-        if not pile or who not in view.scorers:
-            continue
-        parsed = [parse_card(c) for c in pile]
+    for pile in piles:
+        at = served.get(pile.served) if pile.served is not None else None
+        t = at.t if at is not None else end_t
+        parsed = [parse_card(c) for c in pile.cards]
         k = bisect.bisect_right(times, t) - 1
         out.append(
             BowlRecord(
                 index=len(out),
-                scorer=who,
-                region=region,
-                cards=pile,
+                scorer=pile.scorer,
+                region=at.region if at is not None else "scan",
+                cards=pile.cards,
                 types=pile_types(parsed),
                 points=pile_points(parsed),
                 t=t,
@@ -315,12 +302,6 @@ def _final_bowls(
             )
         )
     return tuple(out)
-
-
-def _in_order(cards: Sequence[str], served: Sequence[str]) -> tuple[str, ...]:
-    """A scanned pile in the order its cards were played (cards not served last)."""
-    rank = {c: i for i, c in enumerate(served)}
-    return tuple(sorted(cards, key=lambda c: rank.get(c, len(rank))))
 
 
 BEST_POINTS: Final = POINTS_BY_TYPES[-1]

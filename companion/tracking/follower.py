@@ -37,6 +37,7 @@ from companion.errors import BadInputError
 from companion.rules.modes import BOWLS, MODES, Mode
 from companion.rules.scoring import pile_points, pile_types, ready_reason, tally
 from companion.rules.state import check_players
+from companion.tracking.scored_piles import scored_piles
 from companion.tracking.settle import Settled, TableState
 from companion.tracking.view import CAMERA_STATES, BowlView, GameView, ScanView, ServedPile
 from companion.tracking.warnings import Note
@@ -684,23 +685,11 @@ class _Game:
 
     def final_piles(self) -> dict[str, list[tuple[str, ...]]]:
         """Served piles per scorer after scans and their resolutions."""
-        replaced: dict[int, tuple[str | None, tuple[str, ...]]] = {}
-        extra: list[tuple[str, tuple[str, ...]]] = []
-        for s in self.scans:
-            if s.keep == "expected":
-                continue
-            if s.index is not None:
-                replaced[s.index] = (s.scorer, self.counted(s))
-            elif s.scorer is not None:
-                extra.append((s.scorer, s.cards))
         piles: dict[str, list[tuple[str, ...]]] = {n: [] for n in self.scorers}
-        used: set[str] = set()
-        rows = [replaced.get(p.index, (p.scorer, p.cards)) for p in self.served] + list(extra)
-        for who, cards in rows:
-            pile = tuple(c for c in cards if c not in used)
-            used.update(pile)
-            if pile and who in piles:
-                piles[who].append(pile)
+        served = ((p.index, p.scorer, p.cards) for p in self.served)
+        scans = ((s.index, s.scorer, s.keep, self.counted(s)) for s in self.scans)
+        for pile in scored_piles(served, scans, self.scorers):
+            piles[pile.scorer].append(pile.cards)
         return piles
 
     def finish(self) -> None:
