@@ -238,7 +238,7 @@ def test_a_turned_cards_band_is_its_only_when_it_puts_the_card_on_the_outline(
     )
 
     class OneBandNamer:  # what the namer made of the pose's two bands
-        def name_boxes(self, image, cal, boxes):
+        def name_boxes(self, image, cal, boxes, light=None, found=None):
             x0, y0, x1, y1 = boxes[end]
             at = ((x0 + x1) / 2, (y0 + y1) / 2 + off_mm)
             naming = Naming("menma-5", 0.9, 0.1, "menma-4", upside_down, 0.0, at, 0.6)

@@ -357,11 +357,8 @@ class CardDetector:
                 todo.append(k)
         if todo:  # one batch: every strip to name in one matching pass and one classifier call
             boxes_mm = [_box_mm(dets.xyxy[k], ppm) for k in todo]
-            if isinstance(self.namer, BandNamer):  # its cards seen whole checked whole
-                every = [_box_mm(x, ppm) for x in dets.xyxy]
-                named = self.namer.name_boxes(image, cal, boxes_mm, found=every)
-            else:
-                named = self.namer.name_boxes(image, cal, boxes_mm)
+            every = [_box_mm(x, ppm) for x in dets.xyxy]  # cards seen whole checked whole
+            named = self.namer.name_boxes(image, cal, boxes_mm, found=every)
             for k, fresh in zip(todo, named, strict=True):
                 namings[k] = fresh
         if self.reuse_names:
@@ -461,10 +458,8 @@ class CardDetector:
         """A turned whole card named from its two ends, read as the namers read upright ones."""
         upright = turned_calibration(cal, pose)
         boxes = band_boxes(pose)
-        if isinstance(self.namer, BandNamer):  # a card found by its outline: checked whole
-            read = self.namer.name_boxes(image, upright, boxes, light=cal, found=boxes)
-        else:
-            read = self.namer.name_boxes(image, upright, boxes)
+        # a card found by its outline: checked whole, in the table's light
+        read = self.namer.name_boxes(image, upright, boxes, light=cal, found=boxes)
         # the pose says which end is which: its first box is a top band read upright, its
         # second a bottom band read upside down; a band read the other way puts the card
         # off the outline (a face-down card's edge read as a band of the deck)

@@ -251,15 +251,19 @@ class StripNamer:
         image: np.ndarray,
         cal: TableCalibration,
         boxes_mm: Sequence[tuple[float, float, float, float]],
+        light: TableCalibration | None = None,
+        found: Sequence[tuple[float, float, float, float]] | None = None,
     ) -> list[Naming | None]:
-        """Name the strips the detector boxed (x0, y0, x1, y1 on the table plane, mm)."""
+        """Name the strips the detector boxed (x0, y0, x1, y1 on the table plane, mm).
+        `light` and `found` are BandNamer's (another deck's light and whole-card check): the
+        default deck's strips carry their own white and are told apart by the strip alone."""
         matched = self.match_boxes(image, cal, boxes_mm)
         out: list[Naming | None] = [m[0] if m else None for m in matched]
         if self.classifier is None:
             return out
-        found = [(k, m) for k, m in enumerate(matched) if m is not None]
-        probs = self.classifier.probabilities([patch for _, (_, patch) in found])
-        for (k, (naming, _)), p in zip(found, probs, strict=True):
+        hits = [(k, m) for k, m in enumerate(matched) if m is not None]
+        probs = self.classifier.probabilities([patch for _, (_, patch) in hits])
+        for (k, (naming, _)), p in zip(hits, probs, strict=True):
             out[k] = _combine(naming, p)
         return out
 
