@@ -95,6 +95,10 @@ NO_SAY: Final = 0.05
 """Two ingredients that differ where the band shows, unclipped, by under this share of their
 largest difference are not compared there (a tie)."""
 PAIR_COLOUR: Final = 2.0
+PAIR_TIE: Final = 0.02
+"""Where they differ, a lead this small is a tie (the whole-band scores decide): a light brown
+in a hand's shadow led a dark one by 0.002 there, and by 0.01 the other way a millimetre
+further along its box."""
 VALUE_SEARCH_PX: Final = 3
 VALUE_BLURS_MM: Final = (0.0, 0.5, 0.9)
 """Extra blur of the value templates, each value scored at its best: a blurred camera (hard
@@ -1030,18 +1034,30 @@ class BandNamer:
         th, tw = ta.shape[:2]
         diff = np.abs(ta - tb).sum(axis=2)
         diff = cv2.GaussianBlur(diff, (0, 0), 1.0 * PPM)
+        h, w = way.rep.shape[:2]
+        # each at its best of both alignments found and a pixel around them: the two are
+        # aligned on what they share, a pixel apart as often as not, and compared each at
+        # its own a pixel off decided for the one placed right (a band 1 mm across its box)
+        places = {
+            (min(max(x + dx, 0), w - tw), min(max(y + dy, 0), h - th))
+            for x, y in (at[a], at[b])
+            for dx in (-1, 0, 1)
+            for dy in (-1, 0, 1)
+        }
         out = []
-        for j, templ in ((a, ta), (b, tb)):
-            x, y = at[j]
-            crop = way.rep[y : y + th, x : x + tw]
-            seen = diff * ~way.clipped[y : y + th, x : x + tw]
-            peak = float(seen.max())
-            if peak <= NO_SAY * float(diff.max()):  # all they differ by is clipped
-                out.append(0.0)
-                continue
-            weights = (seen / peak)[..., None].astype(np.float32)
-            ncc = float(_masked_unit(crop, weights) @ _masked_unit(templ, weights))
-            out.append(ncc - PAIR_COLOUR * _colour_distance(crop, templ, weights))
+        for templ in (ta, tb):
+            best = -math.inf
+            for x, y in places:
+                crop = way.rep[y : y + th, x : x + tw]
+                seen = diff * ~way.clipped[y : y + th, x : x + tw]
+                peak = float(seen.max())
+                if peak <= NO_SAY * float(diff.max()):  # all they differ by is clipped
+                    best = max(best, 0.0)
+                    continue
+                weights = (seen / peak)[..., None].astype(np.float32)
+                ncc = float(_masked_unit(crop, weights) @ _masked_unit(templ, weights))
+                best = max(best, ncc - PAIR_COLOUR * _colour_distance(crop, templ, weights))
+            out.append(best)
         return out[0], out[1]
 
     def _patch(
@@ -1118,7 +1134,7 @@ class BandNamer:
             for b in group[i + 1 :]:
                 s_a, s_b = self._pair(way, a, b, ing_at)
                 lead[a, b], lead[b, a] = s_a - s_b, s_b - s_a
-        wins = {a: sum(lead[a, b] > 0 for b in group if b != a) for a in group}
+        wins = {a: sum(lead[a, b] > PAIR_TIE for b in group if b != a) for a in group}
         best = max(group, key=lambda a: (wins[a], ing_scores[a]))
         margins = {
             b: max(abs(float(ing_scores[best] - ing_scores[b])), lead[best, b] * PAIR_SCALE)

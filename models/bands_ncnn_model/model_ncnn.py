@@ -8,8 +8,8 @@ def test_inference():
     out = []
 
     with ncnn.Net() as net:
-        net.load_param("runs/bands-final/bands_ncnn_model/model.ncnn.param")
-        net.load_model("runs/bands-final/bands_ncnn_model/model.ncnn.bin")
+        net.load_param("/work/main/runs/bands-scratch-hard/export/bands_ncnn_model/model.ncnn.param")
+        net.load_model("/work/main/runs/bands-scratch-hard/export/bands_ncnn_model/model.ncnn.bin")
 
         with net.create_extractor() as ex:
             ex.input("in0", ncnn.Mat(in0.squeeze(0).numpy()).clone())
