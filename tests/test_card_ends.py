@@ -11,6 +11,7 @@ from companion.vision.card_ends import (
     ENDS_APART_MM,
     are_two_ends,
     drop_facing_away,
+    drop_on_shown_face,
     drop_turned_over_upright,
     join_ends,
 )
@@ -215,3 +216,25 @@ def test_a_lone_cards_top_band_read_turned_and_tilted_is_dropped():
     assert drop_facing_away([near, far], centres) == [near, None]
     across = _strip("nori-1", (115.6, 135.5), 0.622, flipped=True, angle=35.0)
     assert drop_facing_away([near, across], centres) == [near, across]
+
+
+def test_a_band_read_on_a_card_whose_bottom_index_shows_is_that_cards_own_misread():
+    """Held-out ornate-1 at 15 frames/s, nori-2 landing: its top band boxed 5 mm low and read
+    nori-1 (0.93, 7 mm below where its top band lies, 12 degrees off) beside its bottom
+    index's nori-2 (1.0); five frames of it were a full vote and a phantom in the bowl."""
+    _top, bottom = _card((112.0, 172.0))
+    phantom = _strip("nori-1", (111.0, 179.0), 0.93, angle=-12.4)
+    card = _strip("nori-2", bottom, 1.0, flipped=True, angle=1.2)
+    assert drop_on_shown_face([phantom, card]) == [None, card]
+
+
+def test_bands_beside_above_or_surer_than_a_shown_bottom_index_stay():
+    """The cascade's earlier cards' bands lie above the card (under it), another bowl's beside
+    it; a band on its face read surer than its bottom index is not overruled by it."""
+    top, bottom = _card((112.0, 172.0))
+    card = _strip("nori-2", bottom, 0.9, flipped=True)
+    above = _strip("nori-3", (112.0, top[1] - 16.0), 0.8)
+    beside = _strip("negi-1", (112.0 + layout.CARD_W_MM + 10.0, 200.0), 0.5)
+    surer = _strip("menma-4", (112.0, 200.0), 0.99)
+    readings = [above, beside, surer, card]
+    assert drop_on_shown_face(readings) == readings

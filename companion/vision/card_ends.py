@@ -232,3 +232,31 @@ def drop_facing_away(
             if _nothing_between(near, apart, others):
                 out[m] = None
     return out
+
+
+def drop_on_shown_face(namings: Sequence[Naming | None]) -> list[Naming | None]:
+    """Upright readings on the face of a card whose bottom index shows, dropped when that end
+    is surer: a card laid on its face would hide that end (a cascade card is laid lower and
+    is 88 mm long), so a band there is the card's own, boxed off its top and misread. Held-out
+    ornate-1 at 15 frames/s: nori-2 landing, its top band boxed 5 mm low and read nori-1
+    (0.93) beside its bottom index's nori-2 (1.0) for five frames, a full vote: a phantom
+    that threw the game's turns off."""
+    out = list(namings)
+    for far in namings:
+        if far is None or not far.flipped:
+            continue
+        for m, other in enumerate(namings):
+            if (
+                other is None
+                or other.flipped
+                or other.confidence > far.confidence - SURER_BY
+                or abs(other.angle_deg - far.angle_deg) > TURNED_PARALLEL_DEG
+            ):
+                continue
+            across, along = _local(far, other.center_mm)
+            # anywhere on the card up to its top band, that band too: read right and in place
+            # it would have been joined to this end
+            top = ENDS_APART_MM + layout.INDEX_STRIP_MM / 2
+            if _between_ends(min(along, ENDS_APART_MM / 2), across, ENDS_APART_MM) and along <= top:
+                out[m] = None
+    return out

@@ -30,6 +30,7 @@ from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, ca
 from companion.vision.card_body import in_view_whole
 from companion.vision.card_ends import (
     drop_facing_away,
+    drop_on_shown_face,
     drop_turned_over_upright,
     join_ends,
     joined,
@@ -372,8 +373,10 @@ class CardDetector:
         boxes = [_box_mm(x, ppm) for x in dets.xyxy]
         centres = strip_centres(boxes, dets.confidence, namings)
         readings = []
-        read = drop_turned_over_upright(
-            drop_facing_away(join_ends(namings, centres), centres), centres
+        read = drop_on_shown_face(
+            drop_turned_over_upright(
+                drop_facing_away(join_ends(namings, centres), centres), centres
+            )
         )
         for naming, det_conf in zip(read, dets.confidence, strict=True):
             if naming is None:
