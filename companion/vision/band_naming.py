@@ -1044,21 +1044,22 @@ class BandNamer:
             for dx in (-1, 0, 1)
             for dy in (-1, 0, 1)
         }
-        out = []
-        for templ in (ta, tb):
-            best = -math.inf
-            for x, y in places:
-                crop = way.rep[y : y + th, x : x + tw]
-                seen = diff * ~way.clipped[y : y + th, x : x + tw]
-                peak = float(seen.max())
-                if peak <= NO_SAY * float(diff.max()):  # all they differ by is clipped
-                    best = max(best, 0.0)
-                    continue
-                weights = (seen / peak)[..., None].astype(np.float32)
-                ncc = float(_masked_unit(crop, weights) @ _masked_unit(templ, weights))
-                best = max(best, ncc - PAIR_COLOUR * _colour_distance(crop, templ, weights))
-            out.append(best)
-        return out[0], out[1]
+        no_say = NO_SAY * float(diff.max())
+        best = [-math.inf, -math.inf]
+        for x, y in places:
+            crop = way.rep[y : y + th, x : x + tw]
+            seen = diff * ~way.clipped[y : y + th, x : x + tw]
+            peak = float(seen.max())
+            if peak <= no_say:  # all they differ by is clipped
+                best = [max(b, 0.0) for b in best]
+                continue
+            weights = (seen / peak)[..., None].astype(np.float32)
+            unit = _masked_unit(crop, weights)
+            for k, templ in enumerate((ta, tb)):
+                score = float(unit @ _masked_unit(templ, weights))
+                score -= PAIR_COLOUR * _colour_distance(crop, templ, weights)
+                best[k] = max(best[k], score)
+        return best[0], best[1]
 
     def _patch(
         self,

@@ -234,6 +234,14 @@ def drop_facing_away(
     return out
 
 
+def _on_face_to_top(along: float, across: float) -> bool:
+    """A point `along` / `across` a card's axis from its bottom index lies on the card, clear
+    of that index, anywhere up to and over its top band (a top band read right and in place
+    would have been joined to the bottom index instead)."""
+    top = ENDS_APART_MM + layout.INDEX_STRIP_MM / 2
+    return _between_ends(min(along, ENDS_APART_MM / 2), across, ENDS_APART_MM) and along <= top
+
+
 def drop_on_shown_face(namings: Sequence[Naming | None]) -> list[Naming | None]:
     """Upright readings on the face of a card whose bottom index shows, dropped when that end
     is surer: a card laid on its face would hide that end (a cascade card is laid lower and
@@ -254,9 +262,6 @@ def drop_on_shown_face(namings: Sequence[Naming | None]) -> list[Naming | None]:
             ):
                 continue
             across, along = _local(far, other.center_mm)
-            # anywhere on the card up to its top band, that band too: read right and in place
-            # it would have been joined to this end
-            top = ENDS_APART_MM + layout.INDEX_STRIP_MM / 2
-            if _between_ends(min(along, ENDS_APART_MM / 2), across, ENDS_APART_MM) and along <= top:
+            if _on_face_to_top(along, across):
                 out[m] = None
     return out

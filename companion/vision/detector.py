@@ -356,10 +356,10 @@ class CardDetector:
                 namings[k] = naming
             else:
                 todo.append(k)
+        boxes = [_box_mm(x, ppm) for x in dets.xyxy]
         if todo:  # one batch: every strip to name in one matching pass and one classifier call
-            boxes_mm = [_box_mm(dets.xyxy[k], ppm) for k in todo]
-            every = [_box_mm(x, ppm) for x in dets.xyxy]  # cards seen whole checked whole
-            named = self.namer.name_boxes(image, cal, boxes_mm, found=every)
+            # all the frame's boxes given: its cards seen whole are checked whole
+            named = self.namer.name_boxes(image, cal, [boxes[k] for k in todo], found=boxes)
             for k, fresh in zip(todo, named, strict=True):
                 namings[k] = fresh
         if self.reuse_names:
@@ -370,7 +370,6 @@ class CardDetector:
             self._memory = (cal, strips)
         # the two ends of a card are joined after the memory took the namings as read (joined
         # again at every frame, two agreeing ends would grow surer and surer)
-        boxes = [_box_mm(x, ppm) for x in dets.xyxy]
         centres = strip_centres(boxes, dets.confidence, namings)
         readings = []
         read = drop_on_shown_face(
