@@ -238,3 +238,15 @@ def test_bands_beside_above_or_surer_than_a_shown_bottom_index_stay():
     surer = _strip("menma-4", (112.0, 200.0), 0.99)
     readings = [above, beside, surer, card]
     assert drop_on_shown_face(readings) == readings
+
+
+def test_the_finders_doubt_counts_in_which_end_is_surer():
+    """Held-out ornate-1 at 4 frames/s, nori-2 landing: its top band read nori-1 at 0.96 in a
+    box the finder gave 0.69, its bottom index nori-2 at 1.0 in one of 0.85: named alike,
+    but the reading (finder times namer, 0.66 against 0.85) is the bottom index's."""
+    _top, bottom = _card((112.0, 172.0))
+    phantom = _strip("nori-1", (111.0, 179.0), 0.96)
+    card = _strip("nori-2", bottom, 1.0, flipped=True)
+    assert drop_on_shown_face([phantom, card]) == [phantom, card]  # the namer's say alone
+    assert drop_on_shown_face([phantom, card], [0.69, 0.85]) == [None, card]
+    assert drop_on_shown_face([phantom, card], [0.85, 0.85]) == [phantom, card]

@@ -375,7 +375,8 @@ class CardDetector:
         read = drop_on_shown_face(
             drop_turned_over_upright(
                 drop_facing_away(join_ends(namings, centres), centres), centres
-            )
+            ),
+            dets.confidence.tolist(),
         )
         for naming, det_conf in zip(read, dets.confidence, strict=True):
             if naming is None:
