@@ -247,6 +247,18 @@ def test_the_finders_doubt_counts_in_which_end_is_surer():
     _top, bottom = _card((112.0, 172.0))
     phantom = _strip("nori-1", (111.0, 179.0), 0.96)
     card = _strip("nori-2", bottom, 1.0, flipped=True)
-    assert drop_on_shown_face([phantom, card]) == [phantom, card]  # the namer's say alone
     assert drop_on_shown_face([phantom, card], [0.69, 0.85]) == [None, card]
-    assert drop_on_shown_face([phantom, card], [0.85, 0.85]) == [phantom, card]
+    # named apart and as sure: one card, not two; its bottom index (nothing covers it) stays
+    assert drop_on_shown_face([phantom, card], [0.85, 0.85]) == [None, card]
+    surer = _strip("nori-1", (111.0, 179.0), 1.0)
+    assert drop_on_shown_face([surer, card], [0.85, 0.75]) == [surer, card]
+
+
+def test_a_band_boxed_over_a_shown_bottom_index_and_read_upright_is_that_index():
+    """Held-out foil-1 at 15 frames/s: menma-5's bottom index read turned at 237 mm (0.75),
+    and boxed again 7 mm higher, read upright as ajitama-2 (0.55): not a card laid there
+    (it would hide the index). A card laid below it, its band under the card's edge, stays."""
+    card = _strip("menma-5", (386.0, 237.0), 1.0, flipped=True)
+    again = _strip("ajitama-2", (389.0, 230.0), 0.99)
+    below = _strip("negi-1", (386.0, 237.0 + layout.INDEX_STRIP_MM + 2.0), 0.99)
+    assert drop_on_shown_face([again, card, below], [0.55, 0.75, 0.55]) == [None, card, below]

@@ -235,11 +235,14 @@ def drop_facing_away(
 
 
 def _on_face_to_top(along: float, across: float) -> bool:
-    """A point `along` / `across` a card's axis from its bottom index lies on the card, clear
-    of that index, anywhere up to and over its top band (a top band read right and in place
-    would have been joined to the bottom index instead)."""
+    """A point `along` / `across` a card's axis from its bottom index lies on the card, above
+    that index's centre, anywhere up to and over its top band (a top band read right and in
+    place would have been joined to the bottom index instead). Over the index itself too: a
+    band there, read upright, is that index boxed again (held-out foil-1 at 15 frames/s: a
+    landing menma-5's bottom index read turned at 237 mm and, boxed 7 mm higher, upright as
+    ajitama-2, a phantom play)."""
     top = ENDS_APART_MM + layout.INDEX_STRIP_MM / 2
-    return _between_ends(min(along, ENDS_APART_MM / 2), across, ENDS_APART_MM) and along <= top
+    return abs(across) <= layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM and 0.0 < along <= top
 
 
 def drop_on_shown_face(
@@ -252,7 +255,11 @@ def drop_on_shown_face(
     (0.93) beside its bottom index's nori-2 (1.0) for five frames, a full vote: a phantom
     that threw the game's turns off. `found`: the finder's confidence of each box, given,
     sureness is the reading's own (finder times namer): at 4 frames/s the same band was read
-    nori-1 at 0.96 in a box the finder gave 0.69, its bottom index 1.0 in one of 0.85."""
+    nori-1 at 0.96 in a box the finder gave 0.69, its bottom index 1.0 in one of 0.85. Kept
+    only when surer than the bottom index by SURER_BY: both ends of one card, named apart and
+    about as sure, are one card, not two (15 frames/s: a negi-4's top band read negi-6 at 0.85
+    beside its bottom index's negi-4 at 0.84 for 2 s, a phantom play and the turns adrift);
+    the bottom index, which nothing can cover while it shows, is kept."""
     sure = [
         None if n is None else n.confidence * (1.0 if found is None else float(found[k]))
         for k, n in enumerate(namings)
@@ -265,7 +272,7 @@ def drop_on_shown_face(
             if (
                 other is None
                 or other.flipped
-                or (sure[m] or 0.0) > (sure[f] or 0.0) - SURER_BY
+                or (sure[m] or 0.0) >= (sure[f] or 0.0) + SURER_BY
                 or abs(other.angle_deg - far.angle_deg) > TURNED_PARALLEL_DEG
             ):
                 continue
