@@ -248,20 +248,20 @@ def _on_face_to_top(along: float, across: float) -> bool:
 def drop_on_shown_face(
     namings: Sequence[Naming | None], found: Sequence[float] | None = None
 ) -> list[Naming | None]:
-    """Upright readings on the face of a card whose bottom index shows, dropped when that end
-    is surer: a card laid on its face would hide that end (a cascade card is laid lower and
-    is 88 mm long), so a band there is the card's own, boxed off its top and misread. Held-out
-    ornate-1 at 15 frames/s: nori-2 landing, its top band boxed 5 mm low and read nori-1
-    (0.93) beside its bottom index's nori-2 (1.0) for five frames, a full vote: a phantom
-    that threw the game's turns off. `found`: the finder's confidence of each box, given,
-    sureness is the reading's own (finder times namer): at 4 frames/s the same band was read
-    nori-1 at 0.96 in a box the finder gave 0.69, its bottom index 1.0 in one of 0.85. Kept
-    only when surer than the bottom index by SURER_BY: both ends of one card, named apart and
-    about as sure, are one card, not two (15 frames/s: a negi-4's top band read negi-6 at 0.85
-    beside its bottom index's negi-4 at 0.84 for 2 s, a phantom play and the turns adrift);
-    the bottom index, which nothing can cover while it shows, is kept."""
+    """Upright readings on the face of a card whose bottom index shows, dropped unless surer
+    than that end by SURER_BY: a card laid on its face would hide that end (a cascade card is
+    laid lower and is 88 mm long), so a band there is the card's own, boxed off its top and
+    misread. Held-out ornate-1 at 15 frames/s: nori-2 landing, its top band boxed 5 mm low
+    and read nori-1 (0.93) beside its bottom index's nori-2 (1.0) for five frames, a full
+    vote: a phantom that threw the game's turns off. `found`: the finder's confidence of each
+    box, given, sureness is the reading's own (finder times namer): at 4 frames/s the same
+    band was read nori-1 at 0.96 in a box the finder gave 0.69, its bottom index 1.0 in one of
+    0.85. Both ends of one card, named apart and about as sure, are one card, not two (15
+    frames/s: a negi-4's top band read negi-6 at 0.85 beside its bottom index's negi-4 at 0.84
+    for 2 s, a phantom play and the turns adrift): the bottom index, which nothing can cover
+    while it shows, is kept."""
     sure = [
-        None if n is None else n.confidence * (1.0 if found is None else float(found[k]))
+        0.0 if n is None else n.confidence * (1.0 if found is None else float(found[k]))
         for k, n in enumerate(namings)
     ]
     out = list(namings)
@@ -272,7 +272,7 @@ def drop_on_shown_face(
             if (
                 other is None
                 or other.flipped
-                or (sure[m] or 0.0) >= (sure[f] or 0.0) + SURER_BY
+                or sure[m] >= sure[f] + SURER_BY
                 or abs(other.angle_deg - far.angle_deg) > TURNED_PARALLEL_DEG
             ):
                 continue
