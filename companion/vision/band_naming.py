@@ -946,7 +946,9 @@ class BandNamer:
         # band may reach beyond either end, so it is looked for that much further each way
         margin_x = SEARCH_X_MM + (0.0 if squarish else max(0.0, (CARD_W_MM - bw) / 2))
         out: list[_WayUp] = []
-        lines = {f: self._skews(image, cal, cx, cy, squarish, f) for f in (False, True)}
+        up = self._skews(image, cal, cx, cy, squarish)
+        # a squarish box's tilt is its whole patch's, the same either way up
+        lines = {False: up, True: up if squarish else self._skews(image, cal, cx, cy, False, True)}
         tried: dict[bool, list[float]] = {False: [], True: []}
 
         def try_angles(flipped: bool, angles: Iterable[float]) -> None:

@@ -97,7 +97,13 @@ def _between_ends(along: float, across: float, length: float) -> bool:
     """A point `along` / `across` a card's axis from one end's centre lies on the card, clear
     of both of its strips (the other end `length` further along)."""
     lo = layout.INDEX_STRIP_MM / 2 + INSIDE_MARGIN_MM
-    return abs(across) <= layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM and lo <= along <= length - lo
+    return _across_card(across) and lo <= along <= length - lo
+
+
+def _across_card(across: float) -> bool:
+    """A point `across` a card's axis from its centre line lies within its width, clear of
+    its long edges by INSIDE_MARGIN_MM."""
+    return abs(across) <= layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM
 
 
 DOUBT_FLOOR: Final = 1e-6
@@ -242,7 +248,7 @@ def _on_face_to_top(along: float, across: float) -> bool:
     landing menma-5's bottom index read turned at 237 mm and, boxed 7 mm higher, upright as
     ajitama-2, a phantom play)."""
     top = ENDS_APART_MM + layout.INDEX_STRIP_MM / 2
-    return abs(across) <= layout.CARD_W_MM / 2 - INSIDE_MARGIN_MM and 0.0 < along <= top
+    return _across_card(across) and 0.0 < along <= top
 
 
 def drop_on_shown_face(
