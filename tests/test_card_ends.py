@@ -12,6 +12,7 @@ from companion.vision.card_ends import (
     are_two_ends,
     drop_facing_away,
     drop_on_shown_face,
+    drop_one_strip_read_both_ways,
     drop_turned_over_upright,
     join_ends,
 )
@@ -262,3 +263,45 @@ def test_a_band_boxed_over_a_shown_bottom_index_and_read_upright_is_that_index()
     again = _strip("ajitama-2", (389.0, 230.0), 0.99)
     below = _strip("negi-1", (386.0, 237.0 + layout.INDEX_STRIP_MM + 2.0), 0.99)
     assert drop_on_shown_face([again, card, below], [0.55, 0.75, 0.55]) == [None, card, below]
+
+
+def test_a_turned_reading_the_detector_would_not_keep_overrules_no_band():
+    """A bottom index read turned below the detector's gate (finder times namer under 0.3) is
+    no card the table shows: a real band on "its" face, not surer by SURER_BY, stays."""
+    _top, bottom = _card((112.0, 172.0))
+    junk = _strip("nori-2", bottom, 0.5, flipped=True)
+    band = _strip("negi-5", (111.0, 179.0), 0.45)
+    assert drop_on_shown_face([band, junk], [0.6, 0.5]) == [band, junk]
+    # the same index surely read still overrules it
+    assert drop_on_shown_face([band, junk], [0.6, 0.9]) == [None, junk]
+
+
+def test_a_turned_index_surer_than_a_box_on_its_picture_stays():
+    """Held-out ornate-1 plain frame 8: a card's top band under a hand, its bottom index shown
+    and read turned as kamaboko-2 (namer 1.0, finder 0.85); a box on its picture 56 mm above
+    read upright as kamaboko-5 (0.8, finder 0.61). The index stays, the picture's box goes."""
+    index = _strip("kamaboko-2", (254.0, 216.0), 1.0, flipped=True, angle=2.1)
+    picture = _strip("kamaboko-5", (254.0, 160.0), 0.8, angle=6.9)
+    namings: list[Naming | None] = [index, picture]
+    centres = [index.center_mm, picture.center_mm]
+    found = [0.85, 0.61]
+    kept = drop_on_shown_face(drop_turned_over_upright(namings, centres, found), found)
+    assert kept == [index, None]
+    # about as sure as the band there (0.5 against 0.49): the band's reading stands, as before
+    assert drop_turned_over_upright(namings, centres, [0.5, 0.61]) == [None, picture]
+
+
+def test_one_strip_read_both_ways_up_keeps_the_surer_reading():
+    """Held-out foil-1 (numerals in both top corners) at 4 frames/s: a bowl's last card read
+    upright as shiitake-5 (finder 0.83) and, boxed again 7 mm lower, turned as shiitake-7
+    (0.75): one strip, two cards; the phantom went into the bowl. The surer one stays."""
+    upright = _strip("shiitake-5", (251.0, 240.0), 1.0, angle=0.4)
+    turned = _strip("shiitake-7", (249.0, 247.0), 1.0, flipped=True, angle=0.3)
+    assert drop_one_strip_read_both_ways([upright, turned], [0.83, 0.75]) == [upright, None]
+    # the turned one clearly surer (a card laid turned, a box on its picture read upright)
+    assert drop_one_strip_read_both_ways([upright, turned], [0.5, 0.75]) == [None, turned]
+    # a cascade's neighbour a strip away, and the next bowl's card beside it, stay
+    below = _strip("shiitake-7", (249.0, 240.0 + layout.INDEX_STRIP_MM), 1.0, flipped=True)
+    beside = _strip("negi-2", (251.0 + layout.CARD_W_MM + 8.0, 243.0), 1.0, flipped=True)
+    readings = [upright, below, beside]
+    assert drop_one_strip_read_both_ways(readings, [0.83, 0.75, 0.75]) == readings

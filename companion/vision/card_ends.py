@@ -176,7 +176,9 @@ TURNED_PARALLEL_DEG: Final = 20.0
 
 
 def drop_turned_over_upright(
-    namings: Sequence[Naming | None], centres_mm: Sequence[tuple[float, float] | None]
+    namings: Sequence[Naming | None],
+    centres_mm: Sequence[tuple[float, float] | None],
+    found: Sequence[float] | None = None,
 ) -> list[Naming | None]:
     """Readings that the table's other strips say are read the wrong way up, dropped.
 
@@ -185,7 +187,12 @@ def drop_turned_over_upright(
     strip, or be covered by the turned card. On 120 plain frames of the 4 held-out designs no
     right reading of 2,054 was the wrong way up, 10 of 27 wrong ones were, 7 of them a cascade's
     top band read turned (the value read upside down: a 2 as a 6). A value that reads the same
-    either way (a 0) can be read turned and right: on the hard frames 3 such were dropped."""
+    either way (a 0) can be read turned and right: on the hard frames 3 such were dropped.
+    `found`: the finder's confidence of each box; given, a turned reading surer by SURER_BY
+    (finder times namer) than the upright one stays (held-out ornate-1: a turned card's
+    bottom index read kamaboko-2 at 0.85, its top band under a hand, a box on its picture
+    read kamaboko-5 at 0.49; `drop_on_shown_face` then drops that one)."""
+    sure = _sureness(namings, found)
     out = list(namings)
     for k, turned in enumerate(namings):
         if turned is None or not turned.flipped:
@@ -193,7 +200,7 @@ def drop_turned_over_upright(
         for m, upright in enumerate(namings):
             if upright is None or upright.flipped or m == k or centres_mm[m] is None:
                 continue
-            if upright.confidence < SURE_UPRIGHT:
+            if upright.confidence < SURE_UPRIGHT or sure[k] >= sure[m] + SURER_BY:
                 continue  # a box on a picture, named by nothing (foil-1: a right 3 dropped)
             skew = (upright.angle_deg - turned.angle_deg + 90.0) % 180.0 - 90.0
             if abs(skew) > TURNED_PARALLEL_DEG:
@@ -240,6 +247,50 @@ def drop_facing_away(
     return out
 
 
+ONE_STRIP_MM: Final = layout.INDEX_STRIP_MM / 2
+"""Two readings whose centres lie closer than this along the card's axis lie on one strip (a
+cascade shows each card's strip whole or most of it: its neighbours' centres lie about a strip
+apart)."""
+
+
+def drop_one_strip_read_both_ways(
+    namings: Sequence[Naming | None], found: Sequence[float] | None = None
+) -> list[Naming | None]:
+    """Of two readings of one strip, one upright and one turned, the less sure dropped (finder
+    times namer; the turned one only when surer by SURER_BY, most cards lying upright): two
+    cards' strips cannot share one place. Held-out foil-1 (numerals in both top corners) in a
+    3-player game at 4 frames/s: a bowl's last card, shiitake-5, read upright at 0.83, boxed
+    again 7 mm lower and read turned as shiitake-7 at 0.75; a phantom play."""
+    sure = _sureness(namings, found)
+    out = list(namings)
+    for k, turned in enumerate(namings):
+        if turned is None or not turned.flipped:
+            continue
+        for m, upright in enumerate(namings):
+            if (
+                upright is None
+                or upright.flipped
+                or abs(upright.angle_deg - turned.angle_deg) > TURNED_PARALLEL_DEG
+            ):
+                continue
+            across, along = _local(upright, turned.center_mm)
+            if abs(along) >= ONE_STRIP_MM or not _across_card(across):
+                continue
+            if sure[k] >= sure[m] + SURER_BY:
+                out[m] = None
+            else:
+                out[k] = None
+    return out
+
+
+def _sureness(namings: Sequence[Naming | None], found: Sequence[float] | None) -> list[float]:
+    """Each reading's own sureness: the namer's times the finder's (`found`, when given)."""
+    return [
+        0.0 if n is None else n.confidence * (1.0 if found is None else float(found[k]))
+        for k, n in enumerate(namings)
+    ]
+
+
 def _on_face_to_top(along: float, across: float) -> bool:
     """A point `along` / `across` a card's axis from its bottom index lies on the card, above
     that index's centre, anywhere up to and over its top band (a top band read right and in
@@ -266,14 +317,11 @@ def drop_on_shown_face(
     frames/s: a negi-4's top band read negi-6 at 0.85 beside its bottom index's negi-4 at 0.84
     for 2 s, a phantom play and the turns adrift): the bottom index, which nothing can cover
     while it shows, is kept."""
-    sure = [
-        0.0 if n is None else n.confidence * (1.0 if found is None else float(found[k]))
-        for k, n in enumerate(namings)
-    ]
+    sure = _sureness(namings, found)
     out = list(namings)
     for f, far in enumerate(namings):
-        if far is None or not far.flipped:
-            continue
+        if far is None or not far.flipped or sure[f] < SURE_UPRIGHT:
+            continue  # a reading the detector would not keep overrules none
         for m, other in enumerate(namings):
             if (
                 other is None

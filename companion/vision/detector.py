@@ -31,6 +31,7 @@ from companion.vision.card_body import in_view_whole
 from companion.vision.card_ends import (
     drop_facing_away,
     drop_on_shown_face,
+    drop_one_strip_read_both_ways,
     drop_turned_over_upright,
     join_ends,
     joined,
@@ -372,11 +373,16 @@ class CardDetector:
         # again at every frame, two agreeing ends would grow surer and surer)
         centres = strip_centres(boxes, dets.confidence, namings)
         readings = []
+        found = dets.confidence.tolist()
         read = drop_on_shown_face(
             drop_turned_over_upright(
-                drop_facing_away(join_ends(namings, centres), centres), centres
+                drop_one_strip_read_both_ways(
+                    drop_facing_away(join_ends(namings, centres), centres), found
+                ),
+                centres,
+                found,
             ),
-            dets.confidence.tolist(),
+            found,
         )
         for naming, det_conf in zip(read, dets.confidence, strict=True):
             if naming is None:
