@@ -24,9 +24,10 @@ from companion.vision.card_body import (
     card_scores,
     covered,
     in_view_whole,
+    side_support,
 )
 from companion.vision.detections import Detections
-from companion.vision.detector import CardDetector, FrameReading
+from companion.vision.detector import SIDES_UNSEEN, CardDetector, FrameReading
 from companion.vision.plane import rectify
 from tests.plane_helpers import kit_view
 
@@ -184,3 +185,20 @@ def test_a_deck_with_blank_pictures_loses_no_card_seen_whole():
         faces[cid] = blank
     read = read_fridge(replace(corner, faces=faces), LOOK_ALIKE[::-1], 1)
     assert sorted(card for card, _ in read) == sorted(LOOK_ALIKE), read
+
+
+def test_a_band_on_a_card_shows_a_side_of_it_and_the_bare_cloth_none():
+    """The premise of `CardDetector._on_no_card`: every band read shows at least one of its
+    card's long sides (a cascade's bands line up on them); a band-sized place on the bare
+    cloth shows none, whatever way up it is read."""
+    f = table()
+    cal = calibrate(f.image)
+    assert cal is not None
+    for r in reading().cards:
+        n = r.naming
+        assert n is not None
+        seen = side_support(f.image, cal, n.center_mm, n.angle_deg, n.flipped)
+        assert seen >= SIDES_UNSEEN, (r.card, seen)
+    empty = layout.region_by_id("bowl-3").rect.center
+    for flipped in (False, True):
+        assert side_support(f.image, cal, empty, 0.0, flipped) < SIDES_UNSEEN

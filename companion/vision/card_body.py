@@ -18,7 +18,7 @@ import numpy as np
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.calibration import TableCalibration
 from companion.vision.plane import plane_patch, turned_patch
-from companion.vision.turned_cards import MIN_SUPPORT, CardPose, outline_support
+from companion.vision.turned_cards import EDGE_LEVEL, MIN_SUPPORT, CardPose, outline_support
 
 BODY_PPM: Final = 1.0
 """The art is compared at 1 px/mm: its shapes are centimetres, a hand's blur is not."""
@@ -181,3 +181,44 @@ def in_view_whole(
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
     pose = CardPose((half, half), frame.angle_deg)
     return float(outline_support(gx, gy, [pose])[0]) >= MIN_SUPPORT
+
+
+SIDE_INSET_MM: Final = 2.0
+"""The band's long edges are looked at from this far under the card's top edge (its corner
+is rounded) to the band's foot."""
+
+
+def side_support(
+    image: np.ndarray,
+    cal: TableCalibration,
+    band_centre_mm: tuple[float, float],
+    angle_deg: float,
+    flipped: bool,
+) -> float:
+    """The larger share of the band's two long edges (the card's sides over the band's height)
+    where the view has an edge across them within a pixel: a band on a card shows at least one
+    side (a cascade's bands line up on the card's sides), a box on the cloth's stripes or on a
+    marker tile shows none."""
+    frame = _band_frame(band_centre_mm, angle_deg, flipped)
+    half = CARD_W_MM / 2 + OUTLINE_MARGIN_MM
+    cx, cy = band_centre_mm
+    patch = plane_patch(image, cal, cx - half, cy - half, 2 * half, 2 * half, 1.0)
+    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    ys = np.arange(-INDEX_STRIP_MM / 2 + SIDE_INSET_MM, INDEX_STRIP_MM / 2, 1.0)
+    rot = frame.rotation
+    nx, ny = rot[:, 0]  # across the card, on the plane
+    h, w = gray.shape
+    shares = []
+    for side in (-CARD_W_MM / 2, CARD_W_MM / 2):
+        local = np.stack([np.full_like(ys, side), ys], axis=1)
+        pts = local @ rot.T + half
+        xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+        across = np.zeros(len(ys), np.float32)
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                xs, ys_ = np.clip(xi + dx, 0, w - 1), np.clip(yi + dy, 0, h - 1)
+                across = np.maximum(across, np.abs(gx[ys_, xs] * nx + gy[ys_, xs] * ny))
+        shares.append(float(np.mean(across >= EDGE_LEVEL)))
+    return max(shares)
