@@ -12,7 +12,15 @@ import numpy as np
 import pytest
 
 from companion.cards import CARD_IDS
-from companion.deck.check import GATE, Pair, advise, judge, nearest_pairs, tally
+from companion.deck.check import (
+    GATE,
+    Pair,
+    advise,
+    judge,
+    nearest_pairs,
+    render_readings,
+    tally,
+)
 from companion.deck.deckdir import save_deck
 from companion.deck.designs import design_deck
 from companion.vision.naming import Naming
@@ -146,3 +154,24 @@ def test_nearest_pairs_put_values_and_ingredients_on_one_scale():
     pairs = nearest_pairs(sim, 3)
     assert pairs[0] == Pair("kamaboko-0", "menma-0", 1.0, 0.0, "bands identical")
     assert [p.reason for p in pairs[1:]] == ["colours alike", "numerals alike"]
+
+
+class _Recorder:
+    """Tests only: a namer that reads nothing and keeps what it was asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[list, list | None]] = []
+
+    def name_boxes(self, image, cal, boxes_mm, light=None, found=None):
+        self.calls.append((list(boxes_mm), None if found is None else list(found)))
+        return [None] * len(boxes_mm)
+
+
+def test_rendered_check_gives_the_namer_every_band_of_the_frame():
+    """The check names bands as play does: with all the frame's boxes, so that a card seen
+    whole is checked against its whole face (play passes the finder's boxes)."""
+    namer = _Recorder()
+    readings, calibrated = render_readings(design_deck("tarot", 1), namer, frames=1)
+    assert calibrated == 1 and len(readings) > 0
+    ((boxes, found),) = namer.calls
+    assert found == boxes and len(boxes) == len(readings)

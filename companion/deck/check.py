@@ -79,6 +79,8 @@ class _Namer(Protocol):
         image: np.ndarray,
         cal: TableCalibration,
         boxes_mm: Sequence[tuple[float, float, float, float]],
+        light: TableCalibration | None = None,
+        found: Sequence[tuple[float, float, float, float]] | None = None,
     ) -> list[Naming | None]: ...
 
 
@@ -382,7 +384,8 @@ def render_readings(
     progress: bool = False,
 ) -> tuple[list[tuple[str, Naming | None]], int]:
     """Name every checked band of `frames` held-out table scenes of the deck, each from its
-    ground-truth box and the markers' calibration (what the pipeline gets after the finder).
+    ground-truth box and the markers' calibration (what the pipeline gets after the finder),
+    all of them given as the frame's boxes, so a card seen whole is checked whole as in play.
     Returns the (truth, naming) pairs and how many frames calibrated."""
     from tqdm import tqdm
 
@@ -399,7 +402,8 @@ def render_readings(
             continue
         calibrated += 1
         bands = bands_to_check(frame.truth)
-        names = namer.name_boxes(frame.image, cal, [box for _, box in bands])
+        boxes = [box for _, box in bands]
+        names = namer.name_boxes(frame.image, cal, boxes, found=boxes)
         out.extend((card, n) for (card, _), n in zip(bands, names, strict=True))
     return out, calibrated
 
