@@ -10,7 +10,7 @@ agreeing readings make one surer reading, two disagreeing ones leave the better 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -194,22 +194,30 @@ def drop_turned_over_upright(
     read kamaboko-5 at 0.49; `drop_on_shown_face` then drops that one)."""
     sure = _sureness(namings, found)
     out = list(namings)
+    for k, turned, m, upright in _turned_and_upright(namings):
+        if out[k] is None or centres_mm[m] is None:
+            continue
+        if upright.confidence < SURE_UPRIGHT or sure[k] >= sure[m] + SURER_BY:
+            continue  # a box on a picture, named by nothing (foil-1: a right 3 dropped)
+        skew = (upright.angle_deg - turned.angle_deg + 90.0) % 180.0 - 90.0
+        if abs(skew) > TURNED_PARALLEL_DEG:
+            continue
+        x, y = _local(turned, upright.center_mm)
+        if _between_ends(y, x, ENDS_APART_MM):
+            out[k] = None
+    return out
+
+
+def _turned_and_upright(
+    namings: Sequence[Naming | None],
+) -> Iterator[tuple[int, Naming, int, Naming]]:
+    """Every pair of a reading turned and one upright: (index, turned, index, upright)."""
     for k, turned in enumerate(namings):
         if turned is None or not turned.flipped:
             continue
         for m, upright in enumerate(namings):
-            if upright is None or upright.flipped or m == k or centres_mm[m] is None:
-                continue
-            if upright.confidence < SURE_UPRIGHT or sure[k] >= sure[m] + SURER_BY:
-                continue  # a box on a picture, named by nothing (foil-1: a right 3 dropped)
-            skew = (upright.angle_deg - turned.angle_deg + 90.0) % 180.0 - 90.0
-            if abs(skew) > TURNED_PARALLEL_DEG:
-                continue
-            x, y = _local(turned, upright.center_mm)
-            if _between_ends(y, x, ENDS_APART_MM):
-                out[k] = None
-                break
-    return out
+            if upright is not None and not upright.flipped:
+                yield k, turned, m, upright
 
 
 def drop_facing_away(
@@ -263,23 +271,16 @@ def drop_one_strip_read_both_ways(
     again 7 mm lower and read turned as shiitake-7 at 0.75; a phantom play."""
     sure = _sureness(namings, found)
     out = list(namings)
-    for k, turned in enumerate(namings):
-        if turned is None or not turned.flipped:
+    for k, turned, m, upright in _turned_and_upright(namings):
+        if abs(upright.angle_deg - turned.angle_deg) > TURNED_PARALLEL_DEG:
             continue
-        for m, upright in enumerate(namings):
-            if (
-                upright is None
-                or upright.flipped
-                or abs(upright.angle_deg - turned.angle_deg) > TURNED_PARALLEL_DEG
-            ):
-                continue
-            across, along = _local(upright, turned.center_mm)
-            if abs(along) >= ONE_STRIP_MM or not _across_card(across):
-                continue
-            if sure[k] >= sure[m] + SURER_BY:
-                out[m] = None
-            else:
-                out[k] = None
+        across, along = _local(upright, turned.center_mm)
+        if abs(along) >= ONE_STRIP_MM or not _across_card(across):
+            continue
+        if sure[k] >= sure[m] + SURER_BY:
+            out[m] = None
+        else:
+            out[k] = None
     return out
 
 
@@ -319,18 +320,14 @@ def drop_on_shown_face(
     while it shows, is kept."""
     sure = _sureness(namings, found)
     out = list(namings)
-    for f, far in enumerate(namings):
-        if far is None or not far.flipped or sure[f] < SURE_UPRIGHT:
-            continue  # a reading the detector would not keep overrules none
-        for m, other in enumerate(namings):
-            if (
-                other is None
-                or other.flipped
-                or sure[m] >= sure[f] + SURER_BY
-                or abs(other.angle_deg - far.angle_deg) > TURNED_PARALLEL_DEG
-            ):
-                continue
-            across, along = _local(far, other.center_mm)
-            if _on_face_to_top(along, across):
-                out[m] = None
+    for f, far, m, other in _turned_and_upright(namings):
+        if (
+            sure[f] < SURE_UPRIGHT  # a reading the detector would not keep overrules none
+            or sure[m] >= sure[f] + SURER_BY
+            or abs(other.angle_deg - far.angle_deg) > TURNED_PARALLEL_DEG
+        ):
+            continue
+        across, along = _local(far, other.center_mm)
+        if _on_face_to_top(along, across):
+            out[m] = None
     return out
