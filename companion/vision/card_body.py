@@ -18,7 +18,13 @@ import numpy as np
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
 from companion.vision.calibration import TableCalibration
 from companion.vision.plane import plane_patch, turned_patch
-from companion.vision.turned_cards import EDGE_LEVEL, MIN_SUPPORT, CardPose, outline_support
+from companion.vision.turned_cards import (
+    EDGE_LEVEL,
+    MIN_SUPPORT,
+    CardPose,
+    edge_across,
+    outline_support,
+)
 
 BODY_PPM: Final = 1.0
 """The art is compared at 1 px/mm: its shapes are centimetres, a hand's blur is not."""
@@ -209,16 +215,10 @@ def side_support(
     ys = np.arange(-INDEX_STRIP_MM / 2 + SIDE_INSET_MM, INDEX_STRIP_MM / 2, 1.0)
     rot = frame.rotation
     nx, ny = rot[:, 0]  # across the card, on the plane
-    h, w = gray.shape
     shares = []
     for side in (-CARD_W_MM / 2, CARD_W_MM / 2):
         local = np.stack([np.full_like(ys, side), ys], axis=1)
-        pts = local @ rot.T + half
-        xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
-        across = np.zeros(len(ys), np.float32)
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                xs, ys_ = np.clip(xi + dx, 0, w - 1), np.clip(yi + dy, 0, h - 1)
-                across = np.maximum(across, np.abs(gx[ys_, xs] * nx + gy[ys_, xs] * ny))
+        pts = np.round(local @ rot.T + half).astype(int)
+        across = edge_across(gx, gy, pts[:, 0], pts[:, 1], nx, ny)
         shares.append(float(np.mean(across >= EDGE_LEVEL)))
     return max(shares)

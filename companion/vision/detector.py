@@ -381,16 +381,10 @@ class CardDetector:
         centres = strip_centres(boxes, dets.confidence, namings)
         readings = []
         found = dets.confidence.tolist()
-        read = drop_on_shown_face(
-            drop_turned_over_upright(
-                drop_one_strip_read_both_ways(
-                    drop_facing_away(join_ends(namings, centres), centres), found
-                ),
-                centres,
-                found,
-            ),
-            found,
-        )
+        read = drop_facing_away(join_ends(namings, centres), centres)
+        read = drop_one_strip_read_both_ways(read, found)
+        read = drop_turned_over_upright(read, centres, found)
+        read = drop_on_shown_face(read, found)
         for naming, det_conf in zip(read, dets.confidence, strict=True):
             if naming is None:
                 continue

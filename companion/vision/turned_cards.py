@@ -344,13 +344,27 @@ def outline_support(
     ny = -sa * normals[:, 0] + ca * normals[:, 1]
     h, w = gx.shape
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    xi, yi = np.round(x).astype(int), np.round(y).astype(int)
-    across = np.zeros(x.shape, np.float32)
-    for dx in (-1, 0, 1):  # the strongest edge across the side within a pixel of it
+    across = edge_across(gx, gy, np.round(x).astype(int), np.round(y).astype(int), nx, ny)
+    return np.mean((across >= EDGE_LEVEL) & inside, axis=1)
+
+
+def edge_across(
+    gx: np.ndarray,
+    gy: np.ndarray,
+    xi: np.ndarray,
+    yi: np.ndarray,
+    nx: np.ndarray | float,
+    ny: np.ndarray | float,
+) -> np.ndarray:
+    """At each pixel (`xi`, `yi`), the strongest edge across the direction (`nx`, `ny`) within a
+    pixel of it (Sobel gradients `gx`, `gy`): a drawn outline a pixel off still meets its edge."""
+    h, w = gx.shape
+    across = np.zeros(np.shape(xi), np.float32)
+    for dx in (-1, 0, 1):
         for dy in (-1, 0, 1):
             xs, ys = np.clip(xi + dx, 0, w - 1), np.clip(yi + dy, 0, h - 1)
             across = np.maximum(across, np.abs(gx[ys, xs] * nx + gy[ys, xs] * ny))
-    return np.mean((across >= EDGE_LEVEL) & inside, axis=1)
+    return across
 
 
 def turned_calibration(cal: TableCalibration, pose: CardPose) -> TableCalibration:
