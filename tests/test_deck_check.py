@@ -16,6 +16,7 @@ from companion.deck.check import (
     GATE,
     Pair,
     advise,
+    confusable_pairs,
     judge,
     nearest_pairs,
     render_readings,
@@ -175,3 +176,18 @@ def test_rendered_check_gives_the_namer_every_band_of_the_frame():
     assert calibrated == 1 and len(readings) > 0
     ((boxes, found),) = namer.calls
     assert found == boxes and len(boxes) == len(readings)
+
+
+def test_ingredients_alike_in_colour_are_listed_once_and_a_lamp_that_washes_them_out_is_named():
+    """minimal-1's pink ajitama and pale yellow nori, and ornate-1's two browns (nori and
+    shiitake), are the ingredients each deck confuses in play; on the faces alone the card
+    pairs of one value did not make the list. Now each pair is listed once for all values, the
+    pale one as alike under a bright lamp; a deck without such a pair lists numerals only."""
+    minimal = confusable_pairs(design_deck("minimal", 1))
+    pale = [p for p in minimal if {p.a.split("-")[0], p.b.split("-")[0]} == {"ajitama", "nori"}]
+    assert len(pale) == 1 and "bright lamp" in pale[0].reason, [str(p) for p in minimal]
+    ornate = confusable_pairs(design_deck("ornate", 1))
+    browns = [p for p in ornate if {p.a.split("-")[0], p.b.split("-")[0]} == {"nori", "shiitake"}]
+    assert len(browns) == 1 and "bright lamp" not in browns[0].reason, [str(p) for p in ornate]
+    tarot = confusable_pairs(design_deck("tarot", 1))
+    assert all(p.reason == "numerals alike" for p in tarot), [str(p) for p in tarot]

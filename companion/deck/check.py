@@ -6,7 +6,9 @@ how well it was photographed. Two checks answer that cheaply and without a camer
 
 1. the faces alone: every pair of cards compared in the representation the namer uses, each
    pair's gap measured in the namer's own doubt margin, so the nearest pairs show what the
-   namer will hesitate over even on perfect pictures;
+   namer will hesitate over even on perfect pictures; two ingredients also by their mean
+   bands, in even light and under a lamp bright enough to wash pale tints out (listed once
+   for all values);
 2. rendered table scenes of the deck (its enrolled faces are the best stand-in for the real
    cards): every band at least half visible and not half under a hand is named from its
    ground-truth box, exactly as the play-time namer would, and scored against the truth.
@@ -55,6 +57,11 @@ FRAME_WIDTH: Final = 2304
 """The Pi camera's full-field stream the companion reads from (2304 x 1296)."""
 SHIFT_PX: Final = 2
 """Two bands are compared at their best alignment within this many pixels (0.8 mm)."""
+BRIGHT: Final = 1.2
+"""A lamp overexposes the table this much over the markers' paper white at most (held-out
+minimal-1's pale backgrounds in warm light: 1.15-1.2 x); a pixel clipped in any channel has no
+colour say in BandNamer (`band_naming._clipped`), so tints only colour tells apart are left to
+their icons there."""
 IDENTICAL: Final = 0.99
 VALUE_DOUBT: Final = 0.018
 INGREDIENT_DOUBT: Final = 0.035
@@ -235,14 +242,73 @@ def play_namer(deck: Deck) -> tuple[_Namer, str]:
 # ------------------------------------------------------------------ faces alone
 
 
-def _band_score(a: np.ndarray, b: np.ndarray) -> float:
+def _band_score(a: np.ndarray, b: np.ndarray, clipped: np.ndarray | None = None) -> float:
     """BandNamer's ingredient score of band `a` against band `b`: structure (normalised
-    correlation at the best small shift) minus its colour penalty."""
+    correlation at the best small shift) minus its colour penalty (none where `a` clipped)."""
     from companion.vision.band_naming import ingredient_score
 
     p = SHIFT_PX
     padded = cv2.copyMakeBorder(a, p, p, p, p, cv2.BORDER_REPLICATE)
-    return float(ingredient_score(padded, b)[0])
+    if clipped is not None:
+        mask = clipped.astype(np.uint8)
+        clipped = cv2.copyMakeBorder(mask, p, p, p, p, cv2.BORDER_REPLICATE).astype(bool)
+    return float(ingredient_score(padded, b, clipped)[0])
+
+
+def _bgr(rep: np.ndarray) -> np.ndarray:
+    """The BGR band an opponent one (`band_naming._opponent`) was made from."""
+    lum, rg, by = rep[..., 0], rep[..., 1], rep[..., 2]
+    rg_sum = (3 * lum - by) * (2 / 3)  # r + g
+    return np.stack([by + rg_sum / 2, (rg_sum - rg) / 2, (rg_sum + rg) / 2], axis=-1)
+
+
+LIT_SHARE: Final = 0.75
+"""An ingredient pair whose margin under the lamp is below this share of its margin in even
+light is one the lamp makes alike (minimal-1's pink and pale yellow: 0.116 -> 0.052; ornate-1's
+two browns, which no lamp clips: 0.116 -> 0.095)."""
+
+
+@dataclass(frozen=True)
+class IngredientNearness:
+    """Two cards of one value and two ingredients, as BandNamer tells the ingredients apart:
+    by the ingredients' mean bands (the value's numeral is the same on both)."""
+
+    similarity: np.ndarray
+    """(56, 56): 1 minus the smaller margin by which an ingredient's mean band, seen in even
+    light or overexposed by BRIGHT, fits its own mean band better than the other's (the worse
+    end and way round); -inf for the other pairs."""
+    lit: np.ndarray
+    """(56, 56) bool: the lamp makes the pair alike (LIT_SHARE)."""
+
+
+def ingredient_nearness(ing_mean: np.ndarray) -> IngredientNearness:
+    """`IngredientNearness` from the namer's mean bands (`ing_mean`: both ends' 7, opponent)."""
+    from companion.vision.band_naming import CLIPPED, _opponent
+
+    n_ing = len(INGREDIENTS)
+    margins = {k: np.full((n_ing, n_ing), np.inf) for k in (1.0, BRIGHT)}
+    for exposure, margin in margins.items():
+        for end in range(2):
+            means = ing_mean[end * n_ing : (end + 1) * n_ing]
+            for i in range(n_ing):
+                bgr = _bgr(means[i]) * exposure
+                clipped = bgr.max(axis=2) >= CLIPPED
+                seen = _opponent(np.minimum(bgr, 255.0))
+                own = _band_score(seen, means[i], clipped)
+                for j in range(n_ing):
+                    if j != i:
+                        other = _band_score(seen, means[j], clipped)
+                        margin[i, j] = min(margin[i, j], own - other)
+    even, lamp = (np.minimum(m, m.T) for m in margins.values())
+    sim = np.full((len(CARD_IDS), len(CARD_IDS)), -np.inf)
+    lit = np.zeros(sim.shape, bool)
+    for i in range(n_ing):
+        for j in range(n_ing):
+            if i != j:
+                idx = (np.arange(N_VAL) + i * N_VAL, np.arange(N_VAL) + j * N_VAL)
+                sim[idx] = 1.0 - max(0.0, float(min(even[i, j], lamp[i, j])))
+                lit[idx] = lamp[i, j] < LIT_SHARE * even[i, j]
+    return IngredientNearness(sim, lit)
 
 
 def _value_score(a: np.ndarray, b: np.ndarray, box: tuple[int, int, int, int]) -> float:
@@ -281,25 +347,44 @@ def pair_similarities(
     return sim
 
 
-def nearest_pairs(sim: np.ndarray, n: int = NEAREST) -> tuple[Pair, ...]:
+def nearest_pairs(
+    sim: np.ndarray, n: int = NEAREST, ingredients: IngredientNearness | None = None
+) -> tuple[Pair, ...]:
     """The n pairs with the smallest gap, in the namer's doubt margins (a value is decided on
     a few numeral pixels and doubts sooner than an ingredient, so the two are put on one scale
-    by the margin each needs)."""
+    by the margin each needs). `ingredients`: two ingredients nearer by their mean bands count
+    as near as that, listed once for all values."""
     pairs = []
     for a in range(len(CARD_IDS)):
         for b in range(a + 1, len(CARD_IDS)):
             same = a // N_VAL == b // N_VAL
             doubt = VALUE_DOUBT if same else INGREDIENT_DOUBT
             s = float(sim[a, b])
+            by_ing = -np.inf if ingredients is None else float(ingredients.similarity[a, b])
+            whole = by_ing > s
+            s = max(s, by_ing)
             gap = max(0.0, 1.0 - s) / doubt
-            pairs.append((gap, a, b, s, same))
+            pairs.append((gap, a, b, s, same, whole))
     pairs.sort()
-    out = []
-    for gap, a, b, s, same in pairs[:n]:
+    out: list[Pair] = []
+    listed: set[tuple[int, int]] = set()
+    for gap, a, b, s, same, whole in pairs:
+        if len(out) == n:
+            break
+        if whole:
+            if (a // N_VAL, b // N_VAL) in listed:
+                continue
+            listed.add((a // N_VAL, b // N_VAL))
         if s >= IDENTICAL:
             reason = "numerals identical" if same else "bands identical"
+        elif same:
+            reason = "numerals alike"
+        elif whole and ingredients is not None and ingredients.lit[a, b]:
+            reason = "colours alike at every value, more under a bright lamp (icons decide)"
+        elif whole:
+            reason = "colours alike at every value"
         else:
-            reason = "numerals alike" if same else "colours alike"
+            reason = "colours alike"
         out.append(Pair(CARD_IDS[a], CARD_IDS[b], s, gap, reason))
     return tuple(out)
 
@@ -311,7 +396,8 @@ def confusable_pairs(deck: Deck, namer: object | None = None, n: int = NEAREST) 
 
     band_namer = namer if isinstance(namer, BandNamer) else BandNamer(deck)
     refs = band_namer._refs
-    return nearest_pairs(pair_similarities(refs.full, refs.value_box), n)
+    sim = pair_similarities(refs.full, refs.value_box)
+    return nearest_pairs(sim, n, ingredient_nearness(refs.ing_mean))
 
 
 # ------------------------------------------------------------------ rendered scenes
