@@ -181,12 +181,20 @@ def in_view_whole(
     frame = _band_frame(band_centre_mm, angle_deg, flipped)
     cx, cy = frame.to_plane(np.array([[0.0, END_TO_END_MM / 2]]))[0]  # the card's centre
     half = CARD_H_MM / 2 + OUTLINE_MARGIN_MM
-    patch = plane_patch(image, cal, cx - half, cy - half, 2 * half, 2 * half, 1.0)
-    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    gx, gy = _gradients_round(image, cal, (float(cx), float(cy)), half)
     pose = CardPose((half, half), frame.angle_deg)
     return float(outline_support(gx, gy, [pose])[0]) >= MIN_SUPPORT
+
+
+def _gradients_round(
+    image: np.ndarray, cal: TableCalibration, centre_mm: tuple[float, float], half: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sobel gradients (x, y) of the table at 1 px/mm in the square `half` mm round
+    `centre_mm`, whose centre is then (half, half) px: where outlines are looked for."""
+    cx, cy = centre_mm
+    patch = plane_patch(image, cal, cx - half, cy - half, 2 * half, 2 * half, 1.0)
+    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    return cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
 
 
 SIDE_INSET_MM: Final = 2.0
@@ -207,11 +215,7 @@ def side_support(
     marker tile shows none."""
     frame = _band_frame(band_centre_mm, angle_deg, flipped)
     half = CARD_W_MM / 2 + OUTLINE_MARGIN_MM
-    cx, cy = band_centre_mm
-    patch = plane_patch(image, cal, cx - half, cy - half, 2 * half, 2 * half, 1.0)
-    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    gx, gy = _gradients_round(image, cal, band_centre_mm, half)
     ys = np.arange(-INDEX_STRIP_MM / 2 + SIDE_INSET_MM, INDEX_STRIP_MM / 2, 1.0)
     rot = frame.rotation
     nx, ny = rot[:, 0]  # across the card, on the plane
