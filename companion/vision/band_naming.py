@@ -792,8 +792,9 @@ class BandNamer:
         found: Sequence[Box] | None = None,
     ) -> list[Naming | None]:
         """Name the bands the finder boxed (x0, y0, x1, y1 on the table plane, mm): the
-        hand-made reading of each, then the learned comparison of those it does not settle,
-        all their crops in one inference (one call per band cost a call's overhead each).
+        hand-made reading of each (those not sure read again in the light the sure ones
+        measure, `_read_in`), then the learned comparison of those it does not settle, all
+        their crops in one inference (one call per band cost a call's overhead each).
         `light`: the table's own calibration, whose markers give the light, when `cal` is one
         turned with a card (turned_cards). `found`: every band the finder boxed in the
         frame; given, a card that lies whole in view is checked against its whole face
