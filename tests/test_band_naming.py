@@ -539,3 +539,39 @@ def test_a_deck_enrolled_in_true_colour_keeps_it():
     for i in range(4):
         _read_corner_frame(namer, i)
     assert np.allclose(namer.colour_cast, 1.0, atol=0.04), namer.colour_cast
+
+
+def test_a_band_is_measured_by_sure_bands_of_its_own_colour():
+    """A lamp moves a brown and a pink differently: a brown band is read again in the light
+    the sure browns show, not the pinks; lightness does not count in how alike they are."""
+    from companion.vision.band_naming import CHART_SIGMA, _chroma_distance2
+
+    brown, dark_brown, pink = (59.0, 106.0, 152.0), (51.0, 79.0, 104.0), (180.0, 120.0, 235.0)
+    d = _chroma_distance2(np.array([dark_brown, pink, np.multiply(brown, 0.5)]), np.array(brown))
+    weight = np.exp(-d / (2 * CHART_SIGMA**2))
+    assert weight[2] > 0.999  # the same colour in half the light
+    assert weight[0] > 0.5 and weight[1] < 1e-3, weight
+
+
+def test_a_band_that_fits_worse_in_the_measured_light_keeps_its_first_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The chart can be skewed (a glossy card's sheen): a band read again in the light it
+    measures keeps the new reading only where it fits its card better."""
+    from dataclasses import replace
+
+    namer = BandNamer(design_deck("corner", 3))
+    f = frame("corner", 0)
+    cal = calibrate(f.image)
+    assert cal is not None
+    _, box, _ = visible_strips(f)[0]
+    gains = band_naming.frame_white_gains(f.image, cal)
+    first = namer._hand_reading(f.image, cal, box, gains)
+    assert first is not None
+    seen = np.array([[100.0, 100.0, 100.0]] * 6, np.float32)
+    chart = (seen, seen * np.array([1.1, 1.0, 0.9], np.float32))  # a light 10 % off
+    worse = replace(first, fit=first.fit - 1.0)
+    better = replace(first, fit=first.fit + 1.0)
+    for again, kept in ((worse, first), (better, better), (None, first)):
+        monkeypatch.setattr(namer, "_hand_reading", lambda *a, again=again: again)
+        assert namer._read_in(f.image, cal, box, gains, first, chart) is kept
