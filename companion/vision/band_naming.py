@@ -802,10 +802,11 @@ class BandNamer:
         gains = frame_white_gains(image, light or cal)
         balance = gains * self._cast
         hand = [self._hand_reading(image, cal, box, balance) for box in boxes_mm]
-        if (light or cal).markers and self._learn_cast(hand):
+        chart = self._frame_chart(hand)
+        if (light or cal).markers and chart is not None and self._learn_cast(chart):
             balance = gains * self._cast
             hand = [self._hand_reading(image, cal, box, balance) for box in boxes_mm]
-        chart = self._frame_chart(hand)
+            chart = self._frame_chart(hand)
         if chart is not None:
             # the frame's own sure bands say how its light shows the deck's colours: the
             # bands not yet sure are read again in it, as the sure bands of like colour say
@@ -895,7 +896,7 @@ class BandNamer:
         from the table (`_learn_cast`); ones until then."""
         return self._cast.copy()
 
-    def _learn_cast(self, hand: Sequence[_HandReading | None]) -> bool:
+    def _learn_cast(self, chart: tuple[np.ndarray, np.ndarray]) -> bool:
         """Learn the deck's colour from the table: True when the references' cast changed
         and this frame is to be read again.
 
@@ -903,13 +904,10 @@ class BandNamer:
         of its photos (a warm lamp: blue 15 % low), enough to swap two browns. The bands a
         frame reads surely, against the references they were read as, say by how much: once
         CAST_FRAMES frames agree (their median), the frames' white is carried into the
-        references' by it. Decks whose white was found measure about 1 (no change)."""
-        chart = self._frame_chart(hand)
-        if chart is None:
-            return False
-        seen, ref = chart
-        frame = ref.sum(axis=0) / seen.sum(axis=0)
-        self._casts = [*self._casts[-(CAST_KEEP - 1) :], self._cast * frame / frame.mean()]
+        references' by it. Decks whose white was found measure about 1 (no change). `chart`:
+        the frame's `_frame_chart`."""
+        frame = _chart_light(*chart, np.ones(len(chart[0]), np.float32))
+        self._casts = [*self._casts[-(CAST_KEEP - 1) :], self._cast * frame]
         if len(self._casts) < CAST_FRAMES:
             return False
         cast = np.median(np.stack(self._casts), axis=0)
@@ -937,8 +935,7 @@ class BandNamer:
             alike = np.exp(-_chroma_distance2(seen, h.colour) / (2 * CHART_SIGMA**2))
             if float(alike.sum()) >= CHART_MIN:
                 w = alike
-        light = (w @ ref) / (w @ seen)
-        light = light / light.mean()
+        light = _chart_light(seen, ref, w)
         if float(np.abs(light - 1).max()) < FRAME_CAST_STEP:
             return h
         again = self._hand_reading(
@@ -1348,6 +1345,13 @@ class BandNamer:
             ranked = np.argsort(p)[::-1]
             out.append((int(ranked[0]), int(ranked[1]), float(p[ranked[0]])))
         return out
+
+
+def _chart_light(seen: np.ndarray, ref: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(B, G, R) factors (mean 1) that carry a colour chart's bands as seen (n x 3) into their
+    references' (n x 3), each band weighing `weights` (n)."""
+    light = (weights @ ref) / (weights @ seen)
+    return light / light.mean()
 
 
 def _chroma_distance2(colours: np.ndarray, colour: np.ndarray) -> np.ndarray:
