@@ -19,7 +19,10 @@ Scoring is the rule of `benchmarks/eval_detector.py` (its `expected_cards`): a c
 when one of its index strips shows >= 50 % and is not half under a hand; a reading of a card
 that is face up and visible at all is not a false positive; any other reading is; a card read
 twice counts once. A confusion is a false positive paired with the card really at that place
-(box overlap with its strips, else a strip centre within 30 px).
+(box overlap with its strips, else a strip centre within 30 px). Beside recall, `idx shows` is
+the recall over the must-cards whose index a person could still read (`index_shown.py`: the
+part of the face where an ingredient's cards differ, >= 75 % uncovered at one end): a design
+with its numeral in one corner can show most of a strip whose corner is under a hand.
 
     .venv/bin/python benchmarks/foreign_decks.py                       # 30 plain + 15 hard
     .venv/bin/python benchmarks/foreign_decks.py --frames 10 --hard-frames 5
@@ -53,6 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.eval_detector import expected_cards  # noqa: E402
+from benchmarks.index_shown import SHOWN_SHARE, cards_shown, index_masks  # noqa: E402
 
 DEFAULT = "default"
 SLICES: tuple[str, ...] = ("plain", "hard")
@@ -99,6 +103,10 @@ class SliceScore:
     misnamed: int = 0
     """Missed must-cards read as another card at their place (the rest of FN: not read)."""
     frames_ok: int = 0
+    must_shown: int = 0
+    """Must-cards whose index shows as a person sees it (`index_shown`)..."""
+    tp_shown: int = 0
+    """... and of them, those read."""
     detect_seconds: float = 0.0
     seconds_per_frame: float | None = None
     failed_images: int = 0
@@ -113,12 +121,28 @@ class SliceScore:
         return self.tp / max(1, self.tp + self.fn)
 
     @property
+    def recall_shown(self) -> float:
+        """Recall over the must-cards whose index shows (beside `recall`, not instead of it)."""
+        return self.tp_shown / max(1, self.must_shown)
+
+    @property
     def all_right(self) -> float:
         return self.frames_ok / max(1, self.frames)
 
     def add(self, other: SliceScore) -> None:
         """Sum `other`'s counts into this one (for totals)."""
-        for k in ("frames", "must", "tp", "fp", "fn", "misnamed", "frames_ok", "failed_images"):
+        for k in (
+            "frames",
+            "must",
+            "tp",
+            "fp",
+            "fn",
+            "misnamed",
+            "frames_ok",
+            "must_shown",
+            "tp_shown",
+            "failed_images",
+        ):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.detect_seconds += other.detect_seconds
         self.confusions.update(other.confusions)
@@ -132,6 +156,7 @@ class SliceScore:
         d.update(
             precision=round(self.precision, 5) if self.tp + self.fp else None,
             recall=round(self.recall, 5),
+            recall_shown=round(self.recall_shown, 5),
             all_right=round(self.all_right, 5),
             missed_targets=self.missed_targets(),
             confusions=[[a, b, n] for (a, b), n in self.confusions.most_common()],
@@ -188,8 +213,11 @@ def true_card_at(box: Sequence[float], truth: dict, prefer: set[str]) -> str | N
     return None
 
 
-def score_frame(truth: dict, readings: list[dict], out: SliceScore) -> None:
-    """Add one frame's readings (detect's JSON `cards`) to `out`."""
+def score_frame(
+    truth: dict, readings: list[dict], out: SliceScore, shown: set[str] | None = None
+) -> None:
+    """Add one frame's readings (detect's JSON `cards`) to `out`; `shown`: the ids of the cards
+    whose index shows (`index_shown.cards_shown`), counted apart for `recall_shown`."""
     must, may = expected_cards(truth)
     got: dict[str, dict] = {}
     for r in readings:  # a card read twice counts once (the surer reading)
@@ -204,6 +232,9 @@ def score_frame(truth: dict, readings: list[dict], out: SliceScore) -> None:
     out.fp += len(wrong)
     out.fn += len(missed)
     out.frames_ok += not wrong and not missed
+    if shown is not None:
+        out.must_shown += len(set(must) & shown)
+        out.tp_shown += len(hit & shown)
     misnamed: set[str] = set()
     for cid in sorted(wrong):
         true = true_card_at(got[cid]["box"], truth, missed)
@@ -427,7 +458,7 @@ def _row(s: SliceScore, enrolment: Enrolment | None) -> str:
         f"{s.design:<18} {s.slice:<5} {s.frames:>6} {s.must:>5} "
         f"{s.fp:>4} {s.fn:>4} {s.misnamed:>5}  "
         f"{_mark(s, 'precision', s.precision):>9} {_mark(s, 'recall', s.recall):>9} "
-        f"{_mark(s, 'all_right', s.all_right):>9}  {enr:<16} {spf:>7}"
+        f"{_mark(s, 'all_right', s.all_right):>9} {s.recall_shown:>9.4f}  {enr:<16} {spf:>7}"
     )
 
 
@@ -437,7 +468,8 @@ def report(
     """Print the table, the totals, the targets and the worst confusions."""
     head = (
         f"{'design':<18} {'slice':<5} {'frames':>6} {'must':>5} {'FP':>4} {'FN':>4} {'misn.':>5}  "
-        f"{'precision':>9} {'recall':>9} {'all right':>9}  {'enrolled (s)':<16} {'s/frame':>7}"
+        f"{'precision':>9} {'recall':>9} {'all right':>9} {'idx shows':>9}  {'enrolled (s)':<16} "
+        f"{'s/frame':>7}"
     )
     print("\n" + head + "\n" + "-" * len(head))
     for s in scores:
@@ -456,6 +488,11 @@ def report(
         "must = cards that must be read; misn. = FN read as another card at their place "
         "(the rest were not read at all); s/frame = companion detect once the model is loaded; "
         "enrolled = accepted (y/n), wall seconds of `companion deck enroll`, cloth"
+    )
+    print(
+        "idx shows = recall over the must-cards whose index (where the cards of an ingredient "
+        f"differ) is >= {SHOWN_SHARE:.0%} uncovered at one end (benchmarks/index_shown.py): "
+        "a person could read them; the targets are on recall"
     )
     for name, e in enrolments.items():
         if not e.accepted:
@@ -565,6 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     enrolments: dict[str, Enrolment] = {}
     for name in names:
         deck = load_design(name)
+        masks = index_masks(deck.faces)
         deck_dir: Path | None = None
         if name != DEFAULT:
             print(f"enrolling {name} ...", file=sys.stderr, flush=True)
@@ -593,7 +631,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             for p in paths:
                 truth = json.loads(p.with_suffix(".json").read_text())
-                score_frame(truth, found.get(str(p), []), s)
+                score_frame(truth, found.get(str(p), []), s, cards_shown(truth, masks))
             scores.append(s)
     totals = []
     for slice_ in slices:

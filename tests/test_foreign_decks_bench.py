@@ -1,8 +1,11 @@
-"""Smoke test of benchmarks/foreign_decks.py: its scoring on a hand-made frame (no models)."""
+"""Smoke test of benchmarks/foreign_decks.py: its scoring on hand-made frames (no models)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from benchmarks.foreign_decks import SliceScore, parse_args, score_frame
+from benchmarks.index_shown import cards_shown, index_masks, shown_share
 
 
 def _card(cid: str, x: float, visible: float = 1.0, face_up: bool = True) -> dict:
@@ -60,3 +63,59 @@ def test_arguments() -> None:
 def test_skew_slice_is_asked_for_and_cached_apart() -> None:
     assert parse_args([]).skew is None
     assert parse_args(["--skew", "10"]).skew == 10.0
+
+
+def _corner_faces() -> dict[str, np.ndarray]:
+    """A deck of 2 ingredients whose cards differ only in a 10 x 16 mm top-left corner index
+    (and the same turned at the bottom right), at 10 px/mm."""
+    faces = {}
+    for ingredient in ("nori", "negi"):
+        for v in range(8):
+            face = np.full((880, 630, 3), 200, np.uint8)
+            face[20:180, 20:120] = 30 * v  # the "numeral": a patch whose shade is the value
+            face[700:860, 510:610] = 30 * v
+            faces[f"{ingredient}-{v}"] = face
+    return faces
+
+
+def _laid(cid: str, visible: list[list[list[float]]]) -> dict:
+    """A card laid upright at 1 px/mm with its face's corners at (0, 0) .. (63, 88) px."""
+    return {
+        "card": cid,
+        "face_up": True,
+        "polygon_px": [[0, 0], [63, 0], [63, 88], [0, 88]],
+        "visible_polygons_px": visible,
+    }
+
+
+def test_a_card_whose_corner_index_is_covered_does_not_show_it() -> None:
+    masks = index_masks(_corner_faces())
+    top, bottom = masks["nori"]
+    assert top[: top.shape[0] // 2].any() and not top[top.shape[0] // 2 :].any()
+    assert bottom[bottom.shape[0] // 2 :].any()
+    whole = [[[0, 0], [63, 0], [63, 88], [0, 88]]]
+    right_part = [[[15, 0], [63, 0], [63, 88], [15, 88]]]  # a hand over the left 15 mm
+    top_band_only = [[[0, 0], [63, 0], [63, 20], [0, 20]]]  # the next card from 20 mm down
+    top_band_right = [[[15, 0], [63, 0], [63, 20], [15, 20]]]
+    assert shown_share(_laid("nori-3", whole), masks) == 1.0
+    # the left 15 mm hidden: the top index is, the bottom-right one still shows
+    assert shown_share(_laid("nori-3", right_part), masks) == 1.0
+    assert shown_share(_laid("nori-3", top_band_only), masks) > 0.75
+    assert shown_share(_laid("nori-3", top_band_right), masks) < 0.1
+    truth = {
+        "cards": [
+            _laid("nori-1", top_band_only),
+            _laid("negi-2", top_band_right),
+            {**_laid("negi-5", whole), "face_up": False},
+        ]
+    }
+    assert cards_shown(truth, masks) == {"nori-1"}
+
+
+def test_recall_where_the_index_shows_is_counted_beside_recall() -> None:
+    truth = {"cards": [_card("nori-1", 0), _card("negi-2", 100), _card("ajitama-4", 300)]}
+    s = SliceScore("x", "plain")
+    score_frame(truth, [_read("nori-1", 0)], s, shown={"nori-1", "negi-2"})
+    assert (s.must, s.tp, s.must_shown, s.tp_shown) == (3, 1, 2, 1)
+    assert s.recall == 1 / 3 and s.recall_shown == 0.5
+    assert s.to_json()["recall_shown"] == 0.5
