@@ -121,9 +121,11 @@ class SliceScore:
         return self.tp / max(1, self.tp + self.fn)
 
     @property
-    def recall_shown(self) -> float:
-        """Recall over the must-cards whose index shows (beside `recall`, not instead of it)."""
-        return self.tp_shown / max(1, self.must_shown)
+    def recall_shown(self) -> float | None:
+        """Recall over the must-cards whose index shows (beside `recall`, not instead of it);
+        None when the scenes did not say what shows (path-traced truth has no uncovered
+        outlines)."""
+        return self.tp_shown / self.must_shown if self.must_shown else None
 
     @property
     def all_right(self) -> float:
@@ -156,7 +158,7 @@ class SliceScore:
         d.update(
             precision=round(self.precision, 5) if self.tp + self.fp else None,
             recall=round(self.recall, 5),
-            recall_shown=round(self.recall_shown, 5),
+            recall_shown=None if self.recall_shown is None else round(self.recall_shown, 5),
             all_right=round(self.all_right, 5),
             missed_targets=self.missed_targets(),
             confusions=[[a, b, n] for (a, b), n in self.confusions.most_common()],
@@ -454,11 +456,12 @@ def _row(s: SliceScore, enrolment: Enrolment | None) -> str:
         cloth = f" {enrolment.cloth}" if enrolment.accepted else ""
         enr = f"{yn} {enrolment.seconds:5.1f} s{cloth}"
     spf = "" if s.seconds_per_frame is None else f"{s.seconds_per_frame:.2f}"
+    shown = "n/a" if s.recall_shown is None else f"{s.recall_shown:.4f}"
     return (
         f"{s.design:<18} {s.slice:<5} {s.frames:>6} {s.must:>5} "
         f"{s.fp:>4} {s.fn:>4} {s.misnamed:>5}  "
         f"{_mark(s, 'precision', s.precision):>9} {_mark(s, 'recall', s.recall):>9} "
-        f"{_mark(s, 'all_right', s.all_right):>9} {s.recall_shown:>9.4f}  {enr:<16} {spf:>7}"
+        f"{_mark(s, 'all_right', s.all_right):>9} {shown:>9}  {enr:<16} {spf:>7}"
     )
 
 

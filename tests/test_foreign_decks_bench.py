@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.foreign_decks import SliceScore, parse_args, score_frame
+from benchmarks.foreign_decks import SliceScore, _row, parse_args, score_frame
 from benchmarks.index_shown import cards_shown, index_masks, shown_share
 
 
@@ -119,3 +119,6 @@ def test_recall_where_the_index_shows_is_counted_beside_recall() -> None:
     assert (s.must, s.tp, s.must_shown, s.tp_shown) == (3, 1, 2, 1)
     assert s.recall == 1 / 3 and s.recall_shown == 0.5
     assert s.to_json()["recall_shown"] == 0.5
+    unsaid = SliceScore("x", "plain")  # scenes that do not say what shows (path-traced)
+    score_frame(truth, [_read("nori-1", 0)], unsaid)
+    assert unsaid.recall_shown is None and "n/a" in _row(unsaid, None)
