@@ -100,16 +100,6 @@ PAIR_TIE: Final = 0.02
 in a hand's shadow led a dark one by 0.002 there, and by 0.01 the other way a millimetre
 further along its box."""
 VALUE_SEARCH_PX: Final = 3
-VALUE_SEARCH_DOWN_PX: Final = 8
-"""The numerals are looked for this far (px at PPM) below where the band's top edge puts them
-(VALUE_SEARCH_PX above and across), but not below the finder's box: a card's top edge lost
-against a like-coloured card above it in a cascade left a held-out ornate-1 band aligned 3.6 mm
-high and its 7, half outside the searched region, read as a 4 at probability 1.0. Not above:
-searched 8 px up as well, the frames gained a little (training families' hard scenes +3
-cards) but a held-out game with sloppy cascades went wrong (held_out_games.py, ornate-1
-sloppy), the numeral of the card beneath read for the band's own. Down only, the training
-families' scenes (foreign_decks.py --families band,corner,bordered,photo,badge,mixed --seeds 5
---frames 15 --hard-frames 8) read within 2 cards of before and no more falsely."""
 VALUE_BLURS_MM: Final = (0.0, 0.5, 0.9)
 """Extra blur of the value templates, each value scored at its best: a blurred camera (hard
 frames: 1.2-2.8 px) or a 720p video leaves a numeral far softer than the deck's sharp faces."""
@@ -631,9 +621,6 @@ class _WayUp:
     """The patch's margin beside the band, mm (wider for a box shorter than a card)."""
     clipped: np.ndarray
     """Where the camera clipped a channel (`_clipped`; the patch's size)."""
-    reach: float
-    """How far below the patch's centre the band may show, mm: half the box's extent along
-    the band (the next card of a cascade begins there)."""
 
     @property
     def fit(self) -> float:
@@ -1026,7 +1013,6 @@ class BandNamer:
         # a box shorter than a card shows part of a band (a hand or a card over the rest): the
         # band may reach beyond either end, so it is looked for that much further each way
         margin_x = SEARCH_X_MM + (0.0 if squarish else max(0.0, (CARD_W_MM - bw) / 2))
-        reach = min(bw, bh) / 2 if squarish else bh / 2
         out: list[_WayUp] = []
         up = self._skews(image, cal, cx, cy, squarish)
         # a squarish box's tilt is its whole patch's, the same either way up
@@ -1037,15 +1023,13 @@ class BandNamer:
             for a in angles:
                 if all(abs(a - b) > SKEW_AGREE_DEG for b in tried[flipped]):
                     tried[flipped].append(a)
-                    out.append(self._way_up(image, cal, cx, cy, a, flipped, margin_x, gains, reach))
+                    out.append(self._way_up(image, cal, cx, cy, a, flipped, margin_x, gains))
 
         for flipped in (False, True):
             if squarish:  # turned more than ~15 degrees: edges give the skew modulo 90 only
                 a = lines[flipped][0]
-                out.append(self._way_up(image, cal, cx, cy, a, flipped, margin_x, gains, reach))
-                out.append(
-                    self._way_up(image, cal, cx, cy, a + 90.0, flipped, margin_x, gains, reach)
-                )
+                out.append(self._way_up(image, cal, cx, cy, a, flipped, margin_x, gains))
+                out.append(self._way_up(image, cal, cx, cy, a + 90.0, flipped, margin_x, gains))
             else:
                 # the edge found for one way up may be another card's (the card above in a
                 # cascade): the other way's may be the band's own, and the coarse fit does
@@ -1069,7 +1053,6 @@ class BandNamer:
         flipped: bool,
         margin_x: float,
         gains: np.ndarray,
-        reach: float,
     ) -> _WayUp:
         """The band upright at `angle`, this way up, with its coarse fit."""
         raw = self._patch(image, cal, cx, cy, angle, flipped, margin_x)
@@ -1077,7 +1060,7 @@ class BandNamer:
         rep = _rep(patch)
         clipped = _clipped(raw)
         scores, at = self._coarse(rep, clipped)
-        return _WayUp(patch, rep, cx, cy, angle, flipped, scores, at, margin_x, clipped, reach)
+        return _WayUp(patch, rep, cx, cy, angle, flipped, scores, at, margin_x, clipped)
 
     def _hand_reading(
         self,
@@ -1287,11 +1270,9 @@ class BandNamer:
         vx, vy = self._on_top_edge(way, best_j, ax)
         (my0, my1, mx0, mx1) = refs.value_box[best_j]
         pad = VALUE_SEARCH_PX
-        # down no further than the box reaches: below it a cascade's next card shows its own
-        # numeral (above, the card beneath's numeral is as near in a sloppy cascade: 3 px only)
-        box_end = round(shape.shape[0] / 2 + way.reach * PPM)
-        bottom = max(vy + my1 + pad, min(vy + my1 + VALUE_SEARCH_DOWN_PX, box_end + pad))
-        region = shape[max(0, vy + my0 - pad) : bottom, max(0, vx + mx0 - pad) : vx + mx1 + pad]
+        region = shape[
+            max(0, vy + my0 - pad) : vy + my1 + pad, max(0, vx + mx0 - pad) : vx + mx1 + pad
+        ]
         base = end * 56 + ing * N_VAL
         vscores = np.full(N_VAL, -1.0)
         for v in range(N_VAL):
