@@ -670,6 +670,8 @@ class _Refs:
     """Per (end, ingredient): y0, y1, x0, x1 of where its 8 faces differ (numeral, pips)."""
     value_templ: tuple[tuple[np.ndarray, ...], ...]
     """Per reference band: its value box, high-passed (`_shape`), at each of VALUE_BLURS_MM."""
+    numeral_mean: tuple[np.ndarray, ...]
+    """Per (end, ingredient): its 8 unblurred value templates' mean (`_numeral_row`)."""
     embedded: np.ndarray | None
     """(2 * 56, D) the learned embedding of each reference band (None without the model)."""
     colour: np.ndarray
@@ -705,8 +707,6 @@ class BandNamer:
         """Per-channel factors from the table's white to the deck's references' (`_learn_cast`)."""
         self._casts: list[np.ndarray] = []
         """The last CAST_KEEP frames' own estimates of it."""
-        self._numeral_means: dict[tuple[int, int], np.ndarray] = {}
-        """Per (references, end and ingredient): its 8 value templates' mean (`_numeral_row`)."""
 
     @staticmethod
     def _bands(deck: Deck) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -786,6 +786,12 @@ class BandNamer:
                 full, shapes, (boxes[i // N_VAL] for i in range(len(full))), strict=True
             )
         )
+        numeral_mean = tuple(
+            np.mean([value_templ[j * N_VAL + v][0] for v in range(N_VAL)], axis=0).astype(
+                np.float32
+            )
+            for j in range(2 * N_ING)
+        )
         ing_mean = full.reshape(2 * N_ING, N_VAL, *full.shape[1:]).mean(axis=1)
         ing_small = np.stack(
             [cv2.resize(m, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for m in ing_mean]
@@ -793,7 +799,15 @@ class BandNamer:
         ing_shape_unit = np.stack([_unit(_shape(m)) for m in ing_mean])
         colour = np.stack([b.reshape(-1, 3).mean(axis=0) for b in bands]).astype(np.float32)
         return _Refs(
-            full, ing_mean, ing_small, ing_shape_unit, tuple(boxes), value_templ, embedded, colour
+            full,
+            ing_mean,
+            ing_small,
+            ing_shape_unit,
+            tuple(boxes),
+            value_templ,
+            numeral_mean,
+            embedded,
+            colour,
         )
 
     # ------------------------------------------------------------------ reading
@@ -1336,16 +1350,8 @@ class BandNamer:
         """The band's top row for the value comparison: `vy` (its top edge), unless the
         ingredient's numerals on average (all 8 at one place, so no single value picks its own
         spot) fit NUMERAL_LEAD better within NUMERAL_SHIFT_PX of it."""
-        refs = self._refs
-        (my0, my1, mx0, mx1) = refs.value_box[j]
-        end, ing = divmod(j, N_ING)
-        base = end * 56 + ing * N_VAL
-        key = (id(refs), base)
-        mean = self._numeral_means.get(key)
-        if mean is None:
-            mean = np.mean([refs.value_templ[base + v][0] for v in range(N_VAL)], axis=0)
-            self._numeral_means = {k: m for k, m in self._numeral_means.items() if k[0] == id(refs)}
-            self._numeral_means[key] = mean = np.ascontiguousarray(mean, np.float32)
+        (my0, my1, mx0, mx1) = self._refs.value_box[j]
+        mean = self._refs.numeral_mean[j]
         pad, shift = VALUE_SEARCH_PX, NUMERAL_SHIFT_PX
         r0 = max(0, vy + my0 - pad - shift)
         region = shape[r0 : vy + my1 + pad + shift, max(0, vx + mx0 - pad) : vx + mx1 + pad]
