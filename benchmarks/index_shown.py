@@ -18,6 +18,8 @@ from collections.abc import Mapping
 import cv2
 import numpy as np
 
+from companion.cards import parse_card
+
 SHOWN_SHARE = 0.75
 """An index counts as shown when this share of it is uncovered and in frame (a numeral with a
 quarter hidden is still read; one half hidden often is not: a 3 or an 8)."""
@@ -38,7 +40,7 @@ def index_masks(faces: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, 
         small = cv2.resize(
             faces[cid], None, fx=1 / WORK_PX, fy=1 / WORK_PX, interpolation=cv2.INTER_AREA
         )
-        groups.setdefault(cid.rsplit("-", 1)[0], []).append(small.astype(np.float32))
+        groups.setdefault(parse_card(cid).ingredient, []).append(small.astype(np.float32))
     out = {}
     for ingredient, group in groups.items():
         spread = np.stack(group).std(axis=0).sum(axis=2)
@@ -64,7 +66,7 @@ def shown_share(card: dict, masks: dict[str, tuple[np.ndarray, np.ndarray]]) -> 
     visible = card.get("visible_polygons_px") or []
     if not visible:
         return 0.0
-    top, bottom = masks[card["card"].rsplit("-", 1)[0]]
+    top, bottom = masks[parse_card(card["card"]).ingredient]
     h, w = top.shape
     corners = np.asarray(card["polygon_px"], np.float32)
     x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 1
