@@ -109,3 +109,50 @@ def test_a_hard_share_draws_that_share_of_frames_with_hands_and_long_bowls(tmp_p
         assert truth["hands"], f"{p.name}: a hard frame without a hand"
         bowls = [c for c in truth["cards"] if (c.get("placed_region") or "").startswith("bowl")]
         assert len(bowls) >= 3 * 8, f"{p.name}: {len(bowls)} bowl cards, hard bowls hold 8-10"
+
+
+def test_alike_frames_lay_runs_of_one_ingredient_on_a_table_of_a_cards_colour():
+    """`companion train --alike-share`: the finder sees bands whose neighbours and table top
+    are of the band's own colour (the held-out misses of stop 33 with no box at all)."""
+    from companion.cards import parse_card
+    from companion.deck.deckdir import load_deck
+    from companion.synth.frame import FrameSpec, render_frame
+
+    deck = load_deck(None)
+    runs = plain_runs = 0
+    for i in range(8):
+        alike = render_frame(deck, 11, i, FrameSpec(alike=True, width=1280))
+        plain = render_frame(deck, 11, i, FrameSpec(width=1280))
+        ids = [c.card for c in alike.scene.cards]
+        assert len(ids) == len(set(ids)), "a card laid twice"
+        runs += _longest_run(alike.scene, parse_card) >= 2
+        plain_runs += _longest_run(plain.scene, parse_card) >= 3
+        card = alike.scene.cloth_card
+        assert card in ids and plain.scene.cloth_card is None
+        face = deck.face(card).reshape(-1, 3)
+        # the table top (outside the camera's view of the cards: a corner) of the card's colour
+        corner = alike.plane.image[:40, :40].reshape(-1, 3).mean(axis=0)
+        assert np.abs(corner - np.median(face, axis=0)).max() < 45, (card, corner)
+    assert runs >= 4, f"only {runs} of 8 alike frames hold a run of one ingredient"
+    assert plain_runs <= 2
+
+
+def _longest_run(scene, parse_card) -> int:
+    best = 0
+    for region in ("bowl-1", "bowl-2", "bowl-3", "scan"):
+        run, last = 0, None
+        for c in (c for c in scene.cards if c.region == region):
+            ing = parse_card(c.card).ingredient
+            run = run + 1 if ing == last else 1
+            last = ing
+            best = max(best, run)
+    return best
+
+
+def test_an_alike_share_draws_that_share_of_frames_alike():
+    from companion.synth.dataset import is_alike
+
+    spec = DatasetSpec(frames=40, seed=3, alike_share=0.3)
+    drawn = [is_alike(spec, i) for i in range(40)]
+    assert 5 <= sum(drawn) <= 20
+    assert not any(is_alike(DatasetSpec(frames=40, seed=3), i) for i in range(40))

@@ -88,6 +88,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="share of frames drawn hard: glare, blur, hands, long bowls, 0..1 (default 0)",
     )
     p.add_argument(
+        "--alike-share",
+        type=real(0, 1),
+        default=d.alike_share,
+        help="share of frames with runs of one ingredient in the bowls on a table top of a "
+        "card's colour, 0..1 (default 0)",
+    )
+    p.add_argument(
         "--init",
         type=Path,
         default=None,
@@ -149,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
         names_only=args.names_only,
         designs=args.designs,
         hard_share=args.hard_share,
+        alike_share=args.alike_share,
         init=args.init,
         lr0=args.lr0,
     )

@@ -66,6 +66,9 @@ class DatasetSpec:
     hard_share: float = 0.0
     """Share of frames drawn hard (glare, strong blur, hands over the bowls, long bowls) when
     `hard` is off: the finder then learns bands half washed out or half under a hand."""
+    alike_share: float = 0.0
+    """Share of frames whose cascades hold runs of one ingredient on a table top of a card's
+    colour (FrameSpec.alike): bands found by their edges and index, not by colour contrast."""
 
 
 @dataclass(frozen=True)
@@ -223,11 +226,18 @@ def is_hard(spec: DatasetSpec, i: int) -> bool:
     return bool(np.random.default_rng([spec.seed, i, 53]).random() < spec.hard_share)
 
 
+def is_alike(spec: DatasetSpec, i: int) -> bool:
+    """Frame i is drawn `alike` (FrameSpec.alike): an `alike_share` of them at random."""
+    return bool(np.random.default_rng([spec.seed, i, 59]).random() < spec.alike_share)
+
+
 def _frame_job(args: tuple[Any, ...]) -> tuple[int, list[tuple[str, bytes, str]], int]:
     """Render frame i; return the files to write (relative path, bytes) and its box count."""
     deck, spec, i, n_val, prefix = args
     deck = frame_deck(deck, spec, i)
-    fs = FrameSpec(hard=is_hard(spec, i), split=spec.split, width=spec.width)
+    fs = FrameSpec(
+        hard=is_hard(spec, i), split=spec.split, width=spec.width, alike=is_alike(spec, i)
+    )
     frame = render_frame(deck, spec.seed, i, fs)
     rng = np.random.default_rng([spec.seed, i, fs.stream, 7])
     h_noisy = noisy_homography(frame, rng)

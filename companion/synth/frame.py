@@ -50,6 +50,9 @@ from companion.synth.scene import (
     strip_corners,
 )
 
+ALIKE_RUNS = 0.7
+"""In an `alike` frame, the share of cascades holding a run of one ingredient."""
+
 
 @dataclass(frozen=True)
 class FrameSpec:
@@ -62,6 +65,9 @@ class FrameSpec:
     """Fixed output width, or None to pick from camera.WIDTHS per frame."""
     skew_deg: float | None = None
     """Laid cards turned uniformly within +- this (SceneStyle.skew_deg); None: nearly straight."""
+    alike: bool = False
+    """Cards laid beside like-coloured cards and on a like-coloured table top (training only:
+    SceneStyle.ingredient_runs, card_cloth)."""
 
     @property
     def stream(self) -> int:
@@ -74,6 +80,8 @@ class FrameSpec:
             else TEXTURE_FAMILIES
         )
         style = SceneStyle.hard(textures) if self.hard else SceneStyle(textures=textures)
+        if self.alike:
+            style = replace(style, ingredient_runs=ALIKE_RUNS, card_cloth=True)
         return style if self.skew_deg is None else replace(style, skew_deg=self.skew_deg)
 
 

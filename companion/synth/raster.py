@@ -138,6 +138,16 @@ def _rounded_alpha(w: int, h: int, r_px: float) -> np.ndarray:
     return got
 
 
+def tinted_like(table: np.ndarray, face: np.ndarray, seed: int) -> np.ndarray:
+    """The table top with its pattern kept and its mean colour moved to within a few levels
+    of the face's most common colour (its median)."""
+    target = np.median(face.reshape(-1, face.shape[-1])[:, :3], axis=0).astype(np.float32)
+    target += np.random.default_rng(seed).uniform(-10, 10, 3).astype(np.float32)
+    mean = table.reshape(-1, 3).mean(axis=0).astype(np.float32)
+    out = table.astype(np.float32) - mean + target
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 class PlaneRenderer:
     """Draws Scenes onto a PlaneView with a given Deck."""
 
@@ -149,13 +159,13 @@ class PlaneRenderer:
     def render(
         self, scene: Scene, view: PlaneView, look: Look, rng: np.random.Generator
     ) -> PlaneRender:
-        key = (scene.texture, scene.texture_seed, view)
+        key = (scene.texture, scene.texture_seed, view, scene.cloth_card)
         if self._table is None or self._table[0] != key:
             # a recording re-renders one table hundreds of times: keep the last one
-            self._table = (
-                key,
-                table_texture(scene.texture, scene.texture_seed, view.w, view.h, view.ppm),
-            )
+            table = table_texture(scene.texture, scene.texture_seed, view.w, view.h, view.ppm)
+            if scene.cloth_card is not None:
+                table = tinted_like(table, self.deck.face(scene.cloth_card), scene.texture_seed)
+            self._table = (key, table)
         img = self._table[1].copy()
         ids = np.zeros((view.h, view.w), np.uint16)
         out = PlaneRender(img, ids, view)

@@ -13,7 +13,7 @@ from typing import Final, Literal
 import numpy as np
 
 from companion import layout
-from companion.cards import CARD_IDS
+from companion.cards import CARD_IDS, parse_card
 
 TEXTURE_FAMILIES: Final[tuple[str, ...]] = (
     "wood",
@@ -85,6 +85,9 @@ class Scene:
     """One of TEXTURE_FAMILIES."""
     texture_seed: int
     markers: bool = True
+    cloth_card: str | None = None
+    """A card whose face colour the table top takes (a pink card on a pink cloth): a band
+    must be found by its own edges and index, not by its colour against the cloth."""
 
     @property
     def cards(self) -> tuple[PlacedCard, ...]:
@@ -111,6 +114,11 @@ class SceneStyle:
     """None: laid cards (Fridge, bowls, scan cascades) sit within a few degrees of straight,
     as the training scenes have them; a number: each is turned uniformly within +- that many
     degrees, as a player following the README's "within about 10 degrees" may lay them."""
+    ingredient_runs: float = 0.0
+    """Chance that a cascade lays 2-4 cards of one ingredient in a row, as players collect
+    sets: neighbours of one colour, whose bands show only by their edge and numeral."""
+    card_cloth: bool = False
+    """The table top takes the colour of one of the scene's cards (Scene.cloth_card)."""
 
     @staticmethod
     def hard(textures: tuple[str, ...] | None = None) -> SceneStyle:
@@ -274,8 +282,11 @@ def random_scene(
         k = int(rng.integers(style.min_bowl_cards, style.max_bowl_cards + 1))
         top = (r.center[0] + float(rng.normal(0, 4)), r.y0 + float(rng.uniform(2, 14)))
         offsets = (12.0, 24.0) if k <= 9 else (12.0, 21.0)
+        ids = take(k)
+        if style.ingredient_runs and rng.random() < style.ingredient_runs:
+            ids = with_ingredient_run(ids, pool, rng)
         items.extend(
-            cascade(take(k), top, rng, f"bowl-{n}", style.upside_down, offsets, style.skew_deg)
+            cascade(ids, top, rng, f"bowl-{n}", style.upside_down, offsets, style.skew_deg)
         )
     # the scan area
     if rng.random() < style.scan_probability and pool:
@@ -286,8 +297,11 @@ def random_scene(
                 float(rng.uniform(sr.x0 + 45, sr.x1 - 45)),
                 sr.y0 + float(rng.uniform(0, 30)),
             )
+            ids = take(k)
+            if style.ingredient_runs and rng.random() < style.ingredient_runs:
+                ids = with_ingredient_run(ids, pool, rng)
             items.extend(
-                cascade(take(k), top, rng, "scan", style.upside_down, (14.0, 28.0), style.skew_deg)
+                cascade(ids, top, rng, "scan", style.upside_down, (14.0, 28.0), style.skew_deg)
             )
         else:
             pivot = (float(rng.uniform(sr.x0 + 110, sr.x1 - 110)), float(rng.uniform(250, 330)))
@@ -309,7 +323,34 @@ def random_scene(
         for _ in range(int(rng.integers(style.hands[0], style.hands[1] + 1))):
             items.append(random_hand(rng))
     tex = texture or str(rng.choice(np.array(style.textures)))
-    return Scene(tuple(items), tex, int(rng.integers(1 << 30)))
+    scene = Scene(tuple(items), tex, int(rng.integers(1 << 30)))
+    shown = [c.card for c in scene.cards if c.face_up]
+    if style.card_cloth and shown:
+        scene = replace(scene, cloth_card=shown[int(rng.integers(len(shown)))])
+    return scene
+
+
+def with_ingredient_run(ids: list[str], pool: list[str], rng: np.random.Generator) -> list[str]:
+    """`ids` with 2-4 cards of one ingredient laid in a row at a random place (drawn from
+    `pool`, which loses them; the cards they replace go back to it)."""
+    if len(ids) < 2:
+        return ids
+    by_ingredient: dict[str, list[str]] = {}
+    for c in pool:
+        by_ingredient.setdefault(parse_card(c).ingredient, []).append(c)
+    first = ids[int(rng.integers(len(ids)))]
+    same = by_ingredient.get(parse_card(first).ingredient, [])
+    n = min(len(same), int(rng.integers(1, 4)), len(ids) - 1)
+    if n < 1:
+        return ids
+    run = [first, *(str(c) for c in rng.choice(np.array(same), size=n, replace=False))]
+    rest = [c for c in ids if c != first]
+    start = int(rng.integers(0, len(rest) - n + 1))
+    put_back = rest[start : start + n]  # replaced by the run's other cards
+    for c in run[1:]:
+        pool.remove(c)
+    pool[:0] = put_back  # drawn last
+    return rest[:start] + run + rest[start + n :]
 
 
 def random_hand(

@@ -52,6 +52,8 @@ class TrainConfig:
     """Share of training frames drawn with generated deck designs (deck-agnostic finder)."""
     hard_share: float = 0.0
     """Share of training frames drawn hard (glare, blur, hands, long bowls)."""
+    alike_share: float = 0.0
+    """Share of training frames with like-coloured neighbours and table top (DatasetSpec)."""
     init: Path | None = None
     """Start the detector from these weights (trained and committed here) instead of scratch."""
     lr0: float = 0.002
@@ -76,6 +78,7 @@ def render_data(cfg: TrainConfig) -> Path:
         workers=cfg.workers,
         designs=cfg.designs,
         hard_share=cfg.hard_share,
+        alike_share=cfg.alike_share,
     )
     stamp = data_dir / "spec.json"
     wanted = json.dumps({**asdict(spec), "deck": str(cfg.deck)}, sort_keys=True, default=str)
