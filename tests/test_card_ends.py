@@ -241,6 +241,23 @@ def test_bands_beside_above_or_surer_than_a_shown_bottom_index_stay():
     assert drop_on_shown_face(readings) == readings
 
 
+def test_a_band_boxed_low_over_a_cards_own_top_band_is_the_card_under_it():
+    """Held-out ornate-1 plain frame 16: chashu-2 ends a cascade, both its ends read chashu-2;
+    chashu-3's band just above it, boxed 6 mm low (over chashu-2's top edge), was read right at
+    1.0 and dropped as if on chashu-2's face: a band above the card's own top band is the
+    card's under it. Without that top band read, the band there is still dropped (the phantom
+    of a landing card's top band boxed low)."""
+    top, bottom = _card((254.0, 274.0))
+    own_top = _strip("chashu-2", (top[0], top[1] + 4.0), 1.0)
+    card = _strip("chashu-2", bottom, 1.0, flipped=True)
+    under = _strip("chashu-3", (254.0, top[1] - 6.0), 1.0)  # 2 mm onto chashu-2's face
+    readings = [under, own_top, card]
+    assert drop_on_shown_face(readings, [0.84, 0.81, 0.87]) == [under, None, card]
+    # the own top band read as another card says nothing of where the face ends
+    misread = _strip("chashu-6", own_top.center_mm, 1.0)
+    assert drop_on_shown_face([under, misread, card], [0.84, 0.81, 0.87])[0] is None
+
+
 def test_the_finders_doubt_counts_in_which_end_is_surer():
     """Held-out ornate-1 at 4 frames/s, nori-2 landing: its top band read nori-1 at 0.96 in a
     box the finder gave 0.69, its bottom index nori-2 at 1.0 in one of 0.85: named alike,

@@ -328,6 +328,27 @@ def drop_on_shown_face(
         ):
             continue
         across, along = _local(far, other.center_mm)
-        if _on_face_to_top(along, across):
+        if _on_face_to_top(along, across) and not _above_own_top(namings, f, m, along):
             out[m] = None
     return out
+
+
+def _above_own_top(namings: Sequence[Naming | None], f: int, m: int, along: float) -> bool:
+    """Reading m lies above the top band of the card whose bottom index is reading f, that
+    top band read as the same card: the card's face ends at that band, so m is the band of
+    the card under it in a cascade, boxed a few mm low (held-out ornate-1 plain frame 16:
+    chashu-3 read at 1.0, 6 mm low, over the top edge of chashu-2, whose two ends both read
+    chashu-2, and dropped as if on chashu-2's face)."""
+    far = namings[f]
+    assert far is not None
+    for k, top in enumerate(namings):
+        if k in (f, m) or top is None or top.flipped or top.card != far.card:
+            continue
+        top_across, top_along = _local(far, top.center_mm)
+        if (
+            _across_card(top_across)
+            and abs(top_along - ENDS_APART_MM) <= ENDS_TOLERANCE_MM
+            and along >= top_along + layout.INDEX_STRIP_MM / 2
+        ):
+            return True
+    return False
