@@ -31,6 +31,7 @@ with its numeral in one corner can show most of a strip whose corner is under a 
     .venv/bin/python benchmarks/foreign_decks.py --json --backend onnx   # last line: JSON
     .venv/bin/python benchmarks/foreign_decks.py --min-confidence 0   # what the gate hides
     .venv/bin/python benchmarks/foreign_decks.py --skew 10   # cards laid as the README allows
+    .venv/bin/python benchmarks/foreign_decks.py --alike   # bowls of one ingredient, like cloth
 
 Same arguments, same frames and same figures (times aside).
 """
@@ -370,21 +371,23 @@ def render_slice(
     out: Path,
     width: int | None = None,
     skew: float | None = None,
+    alike: bool = False,
 ) -> list[Path]:
     """The slice's frames of one design as JPEG + truth JSON, cached by name/slice/n/seed/skew
-    and a fingerprint of the art and the renderer."""
+    (and `alike`) and a fingerprint of the art and the renderer."""
     from tqdm import tqdm
 
     from companion.synth.frame import FrameSpec, render_frame
 
     prefix = f"{slice_}-n{n}-s{seed}-w{width}" + ("" if skew is None else f"-k{skew:g}")
+    prefix += "-alike" if alike else ""
     key = fingerprint(deck, FRAME_SOURCES)
     folder = out / "frames" / name / f"{prefix}-{key}"
     paths = [folder / f"{i:05d}.jpg" for i in range(n)]
     if (folder / "done").exists() and all(p.exists() for p in paths):
         return paths
     folder = _fresh_folder(out / "frames" / name, prefix, key)
-    spec = FrameSpec(hard=slice_ == "hard", split="test", width=width, skew_deg=skew)
+    spec = FrameSpec(hard=slice_ == "hard", split="test", width=width, skew_deg=skew, alike=alike)
     for i, path in enumerate(tqdm(paths, desc=f"render {name} {slice_}", unit="frame")):
         frame = render_frame(deck, seed, i, spec)
         _write_jpeg(path, frame.image)
@@ -548,6 +551,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="lay every Fridge, bowl and scan-cascade card turned uniformly within +- this many "
         "degrees (the README asks for about 10); default: the scenes' own, mostly within 5",
     )
+    ap.add_argument(
+        "--alike",
+        action="store_true",
+        help="sets of one ingredient: 70 %% of cascades hold 2-4 cards of one ingredient in a "
+        "row (players collect sets), on a table top of one card's colour",
+    )
     ap.add_argument("--backend", choices=("ncnn", "onnx", "torch"), help="detect's backend")
     ap.add_argument(
         "--min-confidence",
@@ -620,6 +629,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.out,
                 args.width or None,
                 args.skew,
+                args.alike,
             )
             s = SliceScore(name, slice_)
             found: dict[str, list[dict]] = {}
@@ -669,6 +679,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "min_confidence": args.min_confidence,
             "width": args.width,
             "skew": args.skew,
+            "alike": args.alike,
         }
         enrolled = {k: asdict(v) for k, v in enrolments.items()}
         print(json_report(run_args, enrolled, scores, totals, elapsed, source))
