@@ -66,8 +66,9 @@ class FrameSpec:
     skew_deg: float | None = None
     """Laid cards turned uniformly within +- this (SceneStyle.skew_deg); None: nearly straight."""
     alike: bool = False
-    """Cards laid beside like-coloured cards and on a like-coloured table top (training only:
-    SceneStyle.ingredient_runs, card_cloth)."""
+    """Cards laid beside like-coloured cards and on a like-coloured table top
+    (SceneStyle.ingredient_runs, card_cloth): `companion train --alike-share`,
+    `foreign_decks.py --alike`."""
 
     @property
     def stream(self) -> int:
