@@ -114,7 +114,6 @@ def test_a_hard_share_draws_that_share_of_frames_with_hands_and_long_bowls(tmp_p
 def test_alike_frames_lay_runs_of_one_ingredient_on_a_table_of_a_cards_colour():
     """`companion train --alike-share`: the finder sees bands whose neighbours and table top
     are of the band's own colour (the held-out misses of stop 33 with no box at all)."""
-    from companion.cards import parse_card
     from companion.deck.deckdir import load_deck
     from companion.synth.frame import FrameSpec, render_frame
 
@@ -125,8 +124,8 @@ def test_alike_frames_lay_runs_of_one_ingredient_on_a_table_of_a_cards_colour():
         plain = render_frame(deck, 11, i, FrameSpec(width=1280))
         ids = [c.card for c in alike.scene.cards]
         assert len(ids) == len(set(ids)), "a card laid twice"
-        runs += _longest_run(alike.scene, parse_card) >= 2
-        plain_runs += _longest_run(plain.scene, parse_card) >= 3
+        runs += _longest_run(alike.scene) >= 2
+        plain_runs += _longest_run(plain.scene) >= 3
         card = alike.scene.cloth_card
         assert card in ids and plain.scene.cloth_card is None
         face = deck.face(card).reshape(-1, 3)
@@ -137,7 +136,9 @@ def test_alike_frames_lay_runs_of_one_ingredient_on_a_table_of_a_cards_colour():
     assert plain_runs <= 2
 
 
-def _longest_run(scene, parse_card) -> int:
+def _longest_run(scene) -> int:
+    from companion.cards import parse_card
+
     best = 0
     for region in ("bowl-1", "bowl-2", "bowl-3", "scan"):
         run, last = 0, None

@@ -223,12 +223,17 @@ def is_hard(spec: DatasetSpec, i: int) -> bool:
     """Frame i is drawn hard: all of them with `hard`, else a `hard_share` of them at random."""
     if spec.hard or spec.hard_share >= 1.0:
         return True
-    return bool(np.random.default_rng([spec.seed, i, 53]).random() < spec.hard_share)
+    return _drawn(spec, i, 53, spec.hard_share)
 
 
 def is_alike(spec: DatasetSpec, i: int) -> bool:
     """Frame i is drawn `alike` (FrameSpec.alike): an `alike_share` of them at random."""
-    return bool(np.random.default_rng([spec.seed, i, 59]).random() < spec.alike_share)
+    return _drawn(spec, i, 59, spec.alike_share)
+
+
+def _drawn(spec: DatasetSpec, i: int, stream: int, share: float) -> bool:
+    """Frame i falls in a `share` of the frames, drawn from its own random `stream`."""
+    return bool(np.random.default_rng([spec.seed, i, stream]).random() < share)
 
 
 def _frame_job(args: tuple[Any, ...]) -> tuple[int, list[tuple[str, bytes, str]], int]:

@@ -248,6 +248,13 @@ def random_scene(
         got = [str(pool.pop()) for _ in range(n)]
         return got
 
+    def take_cascade(n: int) -> list[str]:
+        """n cards to lay in a cascade, a run of one ingredient among them by chance."""
+        ids = take(n)
+        if style.ingredient_runs and rng.random() < style.ingredient_runs:
+            ids = with_ingredient_run(ids, pool, rng)
+        return ids
+
     # distractors lie under the cards (drawn first), mostly outside the regions
     items.extend(_distractors(rng, style))
     # the draw deck
@@ -282,11 +289,10 @@ def random_scene(
         k = int(rng.integers(style.min_bowl_cards, style.max_bowl_cards + 1))
         top = (r.center[0] + float(rng.normal(0, 4)), r.y0 + float(rng.uniform(2, 14)))
         offsets = (12.0, 24.0) if k <= 9 else (12.0, 21.0)
-        ids = take(k)
-        if style.ingredient_runs and rng.random() < style.ingredient_runs:
-            ids = with_ingredient_run(ids, pool, rng)
         items.extend(
-            cascade(ids, top, rng, f"bowl-{n}", style.upside_down, offsets, style.skew_deg)
+            cascade(
+                take_cascade(k), top, rng, f"bowl-{n}", style.upside_down, offsets, style.skew_deg
+            )
         )
     # the scan area
     if rng.random() < style.scan_probability and pool:
@@ -297,11 +303,16 @@ def random_scene(
                 float(rng.uniform(sr.x0 + 45, sr.x1 - 45)),
                 sr.y0 + float(rng.uniform(0, 30)),
             )
-            ids = take(k)
-            if style.ingredient_runs and rng.random() < style.ingredient_runs:
-                ids = with_ingredient_run(ids, pool, rng)
             items.extend(
-                cascade(ids, top, rng, "scan", style.upside_down, (14.0, 28.0), style.skew_deg)
+                cascade(
+                    take_cascade(k),
+                    top,
+                    rng,
+                    "scan",
+                    style.upside_down,
+                    (14.0, 28.0),
+                    style.skew_deg,
+                )
             )
         else:
             pivot = (float(rng.uniform(sr.x0 + 110, sr.x1 - 110)), float(rng.uniform(250, 330)))
@@ -335,11 +346,9 @@ def with_ingredient_run(ids: list[str], pool: list[str], rng: np.random.Generato
     `pool`, which loses them; the cards they replace go back to it)."""
     if len(ids) < 2:
         return ids
-    by_ingredient: dict[str, list[str]] = {}
-    for c in pool:
-        by_ingredient.setdefault(parse_card(c).ingredient, []).append(c)
     first = ids[int(rng.integers(len(ids)))]
-    same = by_ingredient.get(parse_card(first).ingredient, [])
+    ingredient = parse_card(first).ingredient
+    same = [c for c in pool if parse_card(c).ingredient == ingredient]
     n = min(len(same), int(rng.integers(1, 4)), len(ids) - 1)
     if n < 1:
         return ids

@@ -341,14 +341,12 @@ def _above_own_top(namings: Sequence[Naming | None], f: int, m: int, along: floa
     chashu-2, and dropped as if on chashu-2's face)."""
     far = namings[f]
     assert far is not None
-    for k, top in enumerate(namings):
-        if k in (f, m) or top is None or top.flipped or top.card != far.card:
-            continue
-        top_across, top_along = _local(far, top.center_mm)
-        if (
-            _across_card(top_across)
-            and abs(top_along - ENDS_APART_MM) <= ENDS_TOLERANCE_MM
-            and along >= top_along + layout.INDEX_STRIP_MM / 2
-        ):
-            return True
-    return False
+    return any(
+        k not in (f, m)
+        and top is not None
+        and not top.flipped
+        and top.card == far.card
+        and are_two_ends(far, top)
+        and along >= _local(far, top.center_mm)[1] + layout.INDEX_STRIP_MM / 2
+        for k, top in enumerate(namings)
+    )
