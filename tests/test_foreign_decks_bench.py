@@ -122,3 +122,20 @@ def test_recall_where_the_index_shows_is_counted_beside_recall() -> None:
     unsaid = SliceScore("x", "plain")  # scenes that do not say what shows (path-traced)
     score_frame(truth, [_read("nori-1", 0)], unsaid)
     assert unsaid.recall_shown is None and "n/a" in _row(unsaid, None)
+
+
+def test_recall_in_sharp_frames_is_counted_beside_recall() -> None:
+    s = SliceScore("x", "hard")
+    sharp = {"cards": [_card("nori-1", 0), _card("negi-2", 100)], "light": {"blur_px": 1.5}}
+    blurred = {"cards": [_card("menma-6", 0), _card("shiitake-5", 100)], "light": {"blur_px": 2.7}}
+    score_frame(sharp, [_read("nori-1", 0), _read("negi-2", 100)], s)
+    score_frame(blurred, [_read("menma-6", 0)], s)
+    assert (s.must, s.tp, s.must_sharp, s.tp_sharp) == (4, 3, 2, 2)
+    assert s.recall == 0.75 and s.recall_sharp == 1.0
+    assert s.to_json()["recall_sharp"] == 1.0
+    total = SliceScore("total", "hard")
+    total.add(s)
+    assert total.recall_sharp == 1.0
+    unsaid = SliceScore("x", "plain")  # truth without the light's blur
+    score_frame({"cards": sharp["cards"]}, [_read("nori-1", 0)], unsaid)
+    assert unsaid.recall_sharp is None and "n/a" in _row(unsaid, None)
