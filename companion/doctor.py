@@ -3,7 +3,8 @@
 Each check is a small function returning a `Check` value (a verdict, one line of what was
 measured, one line of what to do), so the checks test without the CLI and the UI could show
 them too. Order: camera (frames arrive, resolution, fps) -> model (which backend loads, its
-latency on the frame) -> markers -> light (exposure) -> glare -> disk (space, fsync speed).
+latency on the frame) -> markers -> light (exposure) -> glare -> focus (the markers' edges)
+-> disk (space, fsync speed).
 The camera is read on a thread with a deadline, so a stalled driver is a FAIL after the
 timeout, never a hang.
 """
@@ -73,7 +74,7 @@ class Check:
     """One line of the doctor's report."""
 
     name: str
-    """camera, model, markers, light, glare, game log, disk space, disk writes."""
+    """camera, model, markers, light, glare, focus, game log, disk space, disk writes."""
     status: str
     """OK, WARN, FAIL or SKIP."""
     message: str
@@ -440,7 +441,8 @@ def check_markers(image: np.ndarray) -> tuple[Check, Any]:
             FAIL,
             f"{len(found)} of {n} markers visible (missing {where}): regions unknown",
             f"at least {MIN_MARKERS} needed: move the camera so the 4 corner markers are in "
-            "view, uncover them, print the table kit if lost",
+            "view, uncover them, focus the camera if the picture is blurred, print the table "
+            "kit if lost",
             value,
         ), None
     msg = f"{len(found)} of {n} markers visible, reprojection error {cal.error_px:.2f} px"
@@ -556,6 +558,42 @@ def check_glare(image: np.ndarray, cal: Any | None = None) -> Check:
             value,
         )
     return Check("glare", OK, msg, "", value)
+
+
+def check_focus(image: np.ndarray, cal: Any | None) -> Check:
+    """Lens blur on the markers' edges (`vision.focus`): a camera out of focus still finds the
+    cards, then misnames or drops the ones with small numerals, and says nothing of why."""
+    if cal is None:
+        return _skip("focus", "no markers to measure the focus on")
+    from companion.vision.focus import lens_blur
+
+    sharp = lens_blur(image, cal)
+    if sharp is None:
+        return Check(
+            "focus",
+            WARN,
+            "the markers' edges are too covered or faint to measure the focus on",
+            "uncover the markers and light them evenly, then run the doctor again",
+        )
+    value = {
+        "sigma_mm": round(sharp.sigma_mm, 3),
+        "sigma_px": round(sharp.sigma_px, 2),
+        "profiles": sharp.profiles,
+    }
+    msg = (
+        f"lens blur {sharp.sigma_mm:.2f} mm on the table ({sharp.sigma_px:.1f} camera px), "
+        f"from {sharp.profiles} marker edges"
+    )
+    if sharp.out_of_focus:
+        return Check(
+            "focus",
+            WARN,
+            msg + ": out of focus, small numerals will be missed",
+            "focus the camera on the table (turn the lens of a fixed-focus module, or set the "
+            "focus distance to the mount height), clean the lens, and hold the camera still",
+            value,
+        )
+    return Check("focus", OK, msg, "", value)
 
 
 # -- disk -------------------------------------------------------------------------------------
@@ -714,9 +752,12 @@ def run_checks(
         markers, cal = check_markers(image)
     checks.append(check_model(image, cal, backend, models_dir, fps=probe.fps))
     if image is None:
-        checks += [_skip(n, "no frame from the camera") for n in ("markers", "light", "glare")]
+        checks += [
+            _skip(n, "no frame from the camera") for n in ("markers", "light", "glare", "focus")
+        ]
     else:
         checks += [markers, check_light(image, cal), check_glare(image, cal)]
+        checks.append(check_focus(image, cal))
     checks += [check_game_log(log_path), check_disk_space(log_path), check_disk_writes(log_path)]
     return checks
 

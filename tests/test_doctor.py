@@ -102,6 +102,7 @@ def test_golden_video_is_ready_except_what_the_model_says(
         "markers",
         "light",
         "glare",
+        "focus",
         "game log",
         "disk space",
         "disk writes",
@@ -114,6 +115,7 @@ def test_golden_video_is_ready_except_what_the_model_says(
     assert checks["markers"]["value"]["error_px"] < doctor.MAX_REPROJECTION_PX
     assert checks["light"]["status"] == OK
     assert checks["glare"]["status"] == OK
+    assert checks["focus"]["status"] == OK
     assert checks["disk writes"]["status"] in (OK, WARN)
     assert checks["disk writes"]["value"]["written"] == 20
     assert list(log.parent.iterdir()) == []  # the test database is gone
@@ -267,7 +269,7 @@ def test_stalled_camera_through_the_cli_does_not_hang(
     checks = by_name(report)
     assert code == 1 and report["ok"] is False
     assert checks["camera"]["status"] == FAIL
-    assert [checks[n]["status"] for n in ("markers", "light", "glare")] == [SKIP] * 3
+    assert [checks[n]["status"] for n in ("markers", "light", "glare", "focus")] == [SKIP] * 4
     assert checks["disk writes"]["status"] in (OK, WARN)
 
 

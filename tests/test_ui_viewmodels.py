@@ -93,6 +93,11 @@ def test_turn_line() -> None:
         ("markers not found", "Markers not found", "Repères introuvables"),
         ("too dark", "Too dark", "Trop sombre"),
         ("glare", "Glare on the table", "Reflets sur la table"),
+        (
+            "out of focus",
+            "Camera out of focus: focus it on the table",
+            "Caméra floue : faites la mise au point sur la table",
+        ),
     ],
 )
 def test_camera_messages(state: str, en: str, fr: str) -> None:

@@ -1,4 +1,4 @@
-"""`companion doctor`: is the table ready? Camera, model, markers, light, glare, disk."""
+"""`companion doctor`: is the table ready? Camera, model, markers, light, glare, focus, disk."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ NAME = "doctor"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         NAME,
-        help="check camera, model, markers, light and disk before a game",
+        help="check camera, model, markers, light, focus and disk before a game",
         description="Runs every check once and prints one line per check: OK, WARN or FAIL "
         "(SKIP when an earlier failure left nothing to look at), with what to do. The camera "
         "is read for about 2 s; a camera that sends nothing within --timeout fails instead of "

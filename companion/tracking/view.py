@@ -21,8 +21,10 @@ CAMERA_STATES: Final = (
     "markers not found",
     "too dark",
     "glare",
+    "out of focus",
 )
-"""`camera lost` / `reconnecting` come from the camera watchdog (companion.camera.watchdog)."""
+"""`camera lost` / `reconnecting` come from the camera watchdog (companion.camera.watchdog);
+`out of focus` from the markers' edges (companion.vision.focus), the cards still read."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "cam_markers not found": "Markers not found",
         "cam_too dark": "Too dark",
         "cam_glare": "Glare on the table",
+        "cam_out of focus": "Camera out of focus: focus it on the table",
         "cam_no_frame": "No picture yet",
         # table
         "fridge": "Fridge",
@@ -183,6 +184,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "cam_markers not found": "Repères introuvables",
         "cam_too dark": "Trop sombre",
         "cam_glare": "Reflets sur la table",
+        "cam_out of focus": "Caméra floue : faites la mise au point sur la table",
         "cam_no_frame": "Pas encore d’image",
         "fridge": "Réfrigérateur",
         "bowl": "Bol {n}",
