@@ -52,17 +52,6 @@ READY_BUDGET_MS: Final = 400.0
 """A ready bowl announced within this after the table settles (median): one camera frame,
 then two agreeing frames read (the first names the new card, the second only confirms)."""
 MAX_REPROJECTION_PX: Final = 2.0
-DARK_FAIL: Final = 30.0
-DARK_WARN: Final = 50.0
-"""Mean grey of the play area below which digits drown in sensor noise."""
-CLIPPED_LEVEL: Final = 250
-CLIPPED_WARN: Final = 0.05
-"""Fraction of play-area pixels at >= CLIPPED_LEVEL above which the picture is overexposed."""
-GLARE_MIN_BLOB_MM2: Final = 30
-"""A saturated white blob at least this big (mm^2 on the table) counts as a reflection."""
-GLARE_WARN: Final = 0.02
-"""Fraction of the play area covered by glare blobs above which a card will be misread.
-Printed white card faces under even light stay under ~0.7 % on the golden frames."""
 FREE_FAIL_MB: Final = 100.0
 FREE_WARN_MB: Final = 1000.0
 SLOW_COMMIT_MS: Final = 20.0
@@ -470,34 +459,28 @@ def check_markers(image: np.ndarray) -> tuple[Check, Any]:
 # -- light ------------------------------------------------------------------------------------
 
 
-def _play_view(image: np.ndarray, cal: Any | None) -> tuple[np.ndarray, str]:
-    """The rectified play area when calibrated, else the whole frame."""
-    if cal is None:
-        return image, "whole frame (markers not found)"
-    from companion.vision.plane import rectify
-
-    return rectify(image, cal), "play area"
-
-
 def check_light(image: np.ndarray, cal: Any | None = None) -> Check:
     """Exposure of the play area: too dark (noise eats the digits) or clipped (white lost)."""
-    import cv2
+    from companion.vision.table_light import (
+        CLIPPED_WARN,
+        DARK_FAIL,
+        DARK_WARN,
+        exposure,
+        play_view,
+    )
 
-    view, where = _play_view(image, cal)
-    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
-    mean = float(grey.mean())
-    p5, p50, p95 = (float(v) for v in np.percentile(grey, [5, 50, 95]))
-    clipped = float((grey >= CLIPPED_LEVEL).mean())
+    view, where = play_view(image, cal)
+    e = exposure(view)
     value = {
-        "mean": round(mean, 1),
-        "p5": p5,
-        "p50": p50,
-        "p95": p95,
-        "clipped": round(clipped, 4),
+        "mean": round(e.mean, 1),
+        "p5": e.p5,
+        "p50": e.p50,
+        "p95": e.p95,
+        "clipped": round(e.clipped, 4),
         "area": where,
     }
-    msg = f"{where}: mean grey {mean:.0f}, 5-95 % {p5:.0f}-{p95:.0f}, clipped {clipped:.1%}"
-    if mean < DARK_FAIL:
+    msg = f"{where}: mean grey {e.mean:.0f}, 5-95 % {e.p5:.0f}-{e.p95:.0f}, clipped {e.clipped:.1%}"
+    if e.mean < DARK_FAIL:
         return Check(
             "light",
             FAIL,
@@ -505,7 +488,7 @@ def check_light(image: np.ndarray, cal: Any | None = None) -> Check:
             "turn on a lamp: aim for even, indirect light over the whole table",
             value,
         )
-    if mean < DARK_WARN:
+    if e.mean < DARK_WARN:
         return Check(
             "light",
             WARN,
@@ -513,7 +496,7 @@ def check_light(image: np.ndarray, cal: Any | None = None) -> Check:
             "more light: a lamp bounced off a wall or ceiling lights the table evenly",
             value,
         )
-    if clipped > CLIPPED_WARN:
+    if e.clipped > CLIPPED_WARN:
         return Check(
             "light",
             WARN,
@@ -526,29 +509,18 @@ def check_light(image: np.ndarray, cal: Any | None = None) -> Check:
 
 def check_glare(image: np.ndarray, cal: Any | None = None) -> Check:
     """Reflections: saturated, colourless blobs (a lamp mirrored in glossy cards)."""
-    import cv2
+    from companion.vision.table_light import GLARE_WARN, glare, play_view
 
-    view, where = _play_view(image, cal)
-    hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
-    mask = ((hsv[..., 2] >= CLIPPED_LEVEL) & (hsv[..., 1] < 40)).astype(np.uint8)
-    if cal is not None:  # the markers' white margins are not glare
-        ppm = layout.RECTIFIED_PX_PER_MM
-        for r in layout.marker_squares().values():
-            mask[int(r.y0 * ppm) : int(r.y1 * ppm) + 1, int(r.x0 * ppm) : int(r.x1 * ppm) + 1] = 0
-        min_blob = GLARE_MIN_BLOB_MM2 * ppm * ppm
-    else:
-        min_blob = GLARE_MIN_BLOB_MM2  # unknown scale: roughly 1 px per mm at 1080p
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
-    areas = [int(a) for a in stats[1:, cv2.CC_STAT_AREA] if a >= min_blob] if n > 1 else []
-    fraction = sum(areas) / mask.size
+    view, where = play_view(image, cal)
+    g = glare(view, rectified=cal is not None)
     value = {
-        "fraction": round(fraction, 4),
-        "blobs": len(areas),
-        "largest_px": max(areas, default=0),
+        "fraction": round(g.fraction, 4),
+        "blobs": g.blobs,
+        "largest_px": g.largest_px,
         "area": where,
     }
-    msg = f"{where}: {len(areas)} saturated white blobs covering {fraction:.1%}"
-    if fraction > GLARE_WARN:
+    msg = f"{where}: {g.blobs} saturated white blobs covering {g.fraction:.1%}"
+    if g.fraction > GLARE_WARN:
         return Check(
             "glare",
             WARN,

@@ -33,15 +33,16 @@ from companion.tracking.settle import SettleConfig, TableSettler, readings_of
 from companion.tracking.view import GameView, SeenCard
 from companion.vision.calibration import MarkerWatch, TableCalibration, calibrate
 from companion.vision.detector import SAME_VIEW_PX, CardDetector, FrameReading
-from companion.vision.focus import lens_blur
 from companion.vision.hands import HandWatch
 from companion.vision.motion import MotionGate
+from companion.vision.table_light import camera_state
 
 Event = dict[str, Any]
 
-FOCUS_EVERY: Final = 20
-"""Detections between two measures of the lens blur (about 25 ms each at 2304 px): a lens
-knocked out of focus mid-game is noticed within a few seconds of play."""
+CAMERA_CHECK_EVERY: Final = 20
+"""Readings between two looks at the light, the glare and the lens blur (`camera_state`, about
+40 ms at 2304 px): a lamp switched off, a reflection or a lens knocked out of focus mid-game is
+said on the screen within a few seconds of play."""
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +75,8 @@ class TablePipeline:
         self.last_reading: FrameReading | None = None
         self.frames = 0
         self.detections = 0
-        self.out_of_focus = False
-        """The last measure of the markers' edges said the lens blurs the numerals."""
+        self.camera_says = "ok"
+        """What the last look at the light, glare and focus said (`camera_state`)."""
 
     def _calibrate(self, image: np.ndarray) -> TableCalibration | None:
         """Markers every still frame: a bumped camera re-calibrates by itself. While markers
@@ -121,16 +122,15 @@ class TablePipeline:
             if cal is None:
                 self.follower.set_camera_status("markers not found")
             else:
-                if self.detections % FOCUS_EVERY == 0:
-                    sharp = lens_blur(frame.image, cal)
-                    self.out_of_focus = sharp is not None and sharp.out_of_focus
+                if self.detections % CAMERA_CHECK_EVERY == 0:
+                    self.camera_says = camera_state(frame.image, cal)
                 self.detections += 1
                 reading = self.detector.detect(frame.image, cal)
                 reading = replace(reading, calibrated=True)
                 self.last_reading = reading
                 readings = readings_of(reading)
                 self.follower.set_camera_status(
-                    "out of focus" if self.out_of_focus else "ok",
+                    self.camera_says,
                     [
                         SeenCard(r.card, r.region or "table", r.confidence, r.box)
                         for r in reading.cards

@@ -78,21 +78,38 @@ def test_a_lens_knocked_out_of_focus_mid_game_is_shown_and_the_game_goes_on() ->
     from typing import Any, cast
 
     from companion.camera import Frame
-    from companion.session import FOCUS_EVERY, TablePipeline
+    from companion.session import CAMERA_CHECK_EVERY, TablePipeline
     from companion.tracking.follower import GameFollower
     from tests.plane_helpers import NoCards
 
     pipeline = TablePipeline(cast(Any, NoCards()), GameFollower("2p", ["Alice", "Bob"]))
     sharp, blurred = kit_frame(0.0), kit_frame(2.6)
-    for i in range(FOCUS_EVERY):
+    for i in range(CAMERA_CHECK_EVERY):
         pipeline.process(Frame(sharp, i / 4, i))
     assert pipeline.follower.view().camera == "ok"
     # a still table seen blurred from now on (the motion gate sees one change, then stillness)
-    for i in range(FOCUS_EVERY, 3 * FOCUS_EVERY):
+    for i in range(CAMERA_CHECK_EVERY, 3 * CAMERA_CHECK_EVERY):
         pipeline.process(Frame(blurred, i / 4, i))
     view = pipeline.follower.view()
     assert view.camera == "out of focus"
     assert view.phase == "setup" and view.error is None
-    for i in range(3 * FOCUS_EVERY, 5 * FOCUS_EVERY):
+    for i in range(3 * CAMERA_CHECK_EVERY, 5 * CAMERA_CHECK_EVERY):
         pipeline.process(Frame(sharp, i / 4, i))
     assert pipeline.follower.view().camera == "ok"
+
+
+def test_the_screen_says_too_dark_and_glare_from_the_same_look() -> None:
+    from companion.vision.table_light import camera_state
+
+    image = cv2.imread(str(GOLDEN / "table-3.jpg"))
+    cal = calibrate(image)
+    assert cal is not None
+    assert camera_state(image, cal) == "ok"
+    assert camera_state((image * 0.3).astype(np.uint8), cal) == "too dark"  # the lamp went off
+    shiny = image.copy()
+    h, w = shiny.shape[:2]
+    for k in range(6):  # a lamp mirrored in glossy cards, as the doctor's glare test draws it
+        centre = (w // 4 + k * w // 8, h // 2 + (k % 2) * h // 8)
+        cv2.ellipse(shiny, centre, (w // 30, h // 40), 20, 0, 360, (255, 255, 255), -1)
+    assert camera_state(shiny, cal) == "glare"
+    assert camera_state(cv2.GaussianBlur(image, (0, 0), 2.0), cal) == "out of focus"

@@ -24,7 +24,8 @@ CAMERA_STATES: Final = (
     "out of focus",
 )
 """`camera lost` / `reconnecting` come from the camera watchdog (companion.camera.watchdog);
-`out of focus` from the markers' edges (companion.vision.focus), the cards still read."""
+`too dark`, `glare` and `out of focus` from a look at the frame now and then
+(companion.vision.table_light.camera_state), while the cards are still read."""
 
 
 @dataclass(frozen=True, slots=True)
