@@ -40,9 +40,9 @@ from companion.vision.table_light import camera_state
 Event = dict[str, Any]
 
 CAMERA_CHECK_EVERY: Final = 20
-"""Readings between two looks at the light, the glare and the lens blur (`camera_state`, about
-40 ms at 2304 px): a lamp switched off, a reflection or a lens knocked out of focus mid-game is
-said on the screen within a few seconds of play."""
+"""Readings between two looks at the light and the lens blur (`camera_state`, about 40 ms at
+2304 px): a lamp switched off or a lens knocked out of focus mid-game is said on the screen
+within a few seconds of play."""
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class TablePipeline:
         self.frames = 0
         self.detections = 0
         self.camera_says = "ok"
-        """What the last look at the light, glare and focus said (`camera_state`)."""
+        """What the last look at the light and the focus said (`camera_state`)."""
 
     def _calibrate(self, image: np.ndarray) -> TableCalibration | None:
         """Markers every still frame: a bumped camera re-calibrates by itself. While markers

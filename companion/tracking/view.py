@@ -24,8 +24,9 @@ CAMERA_STATES: Final = (
     "out of focus",
 )
 """`camera lost` / `reconnecting` come from the camera watchdog (companion.camera.watchdog);
-`too dark`, `glare` and `out of focus` from a look at the frame now and then
-(companion.vision.table_light.camera_state), while the cards are still read."""
+`too dark` and `out of focus` from a look at the frame now and then
+(companion.vision.table_light.camera_state), while the cards are still read. `glare` is the
+doctor's alone (a table full of white card faces clips as glare does)."""
 
 
 @dataclass(frozen=True, slots=True)
