@@ -54,14 +54,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for slice_, n in (("plain", args.frames), ("hard", args.hard_frames)):
             paths = render_slice(deck, name, slice_, n, args.seed, out, 2304)
             for path in tqdm(paths, desc=f"measure {name} {slice_}", unit="frame"):
-                truth = json.loads(path.with_suffix(".json").read_text())
+                scene = json.loads(path.with_suffix(".json").read_text())
                 image = cv2.imread(str(path))
                 cal = calibrate(image, STILL_MIN_MARKERS, recover=True)
                 t0 = time.perf_counter()
                 sharp = None if cal is None else lens_blur(image, cal)
                 dt = time.perf_counter() - t0
                 measured = None if sharp is None else sharp.sigma_px
-                rows.append((float(truth["light"]["blur_px"]), measured, dt))
+                rows.append((float(scene["light"]["blur_px"]), measured, dt))
     got = [(b, m, dt) for b, m, dt in rows if m is not None]
     if not got:
         print("no frame measured")

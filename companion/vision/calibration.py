@@ -70,7 +70,7 @@ class TableCalibration:
         return bool(shift.max() > tolerance_px)
 
 
-def _marker_corners_mm() -> dict[int, np.ndarray]:
+def marker_corners_mm() -> dict[int, np.ndarray]:
     """Each marker's four corners in ArUco order (TL, TR, BR, BL of the printed square)."""
     out = {}
     for mid, r in layout.marker_squares().items():
@@ -117,7 +117,7 @@ def calibrate(
     card was up to 4.6 px off on the benchmark's frames.)"""
     gray = _gray(image)
     found = find_markers(gray)
-    mm = _marker_corners_mm()
+    mm = marker_corners_mm()
     if recover and len(found) < MIN_MARKERS:
         found = recover_markers(gray, found, mm)
     if len(found) < max(min_markers, 2):

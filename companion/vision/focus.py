@@ -4,8 +4,8 @@ A camera out of focus costs the cards whose numerals are small (a held-out desig
 94 % of the cards read under 1.5 camera px of lens blur, 88 % over 2), and nothing else in a
 frame says so: a blurred card is still found, then named unsure or wrong. The markers are the
 one thing on the table whose edges are known to be sharp: a black square on white paper, its
-four sides straight. Across each side the brightness rises from the ink to the paper; how wide
-that rise is gives the blur (a Gaussian's sigma: 10 % to 90 % of the rise spans 2.56 sigma).
+four sides straight. Across each side the brightness rises from the ink to the paper; the
+Gaussian-blurred step that fits that rise best gives the blur (its sigma).
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from typing import Final
 import cv2
 import numpy as np
 
-from companion import layout
-from companion.vision.calibration import TableCalibration
+from companion.vision.calibration import TableCalibration, marker_corners_mm
 
 REACH_MM: Final = 4.0
 """How far each profile runs either side of a marker's side: inside its black border (6.7 mm
@@ -63,13 +62,12 @@ def _profiles(image: np.ndarray, cal: TableCalibration) -> tuple[np.ndarray, np.
     -REACH_MM to +REACH_MM; and (n,) camera px per mm along each."""
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     offsets = np.arange(-REACH_MM, REACH_MM + STEP_MM / 2, STEP_MM)
-    squares = layout.marker_squares()
+    squares = marker_corners_mm()
     points = []
     for mid in cal.markers:
-        r = squares.get(mid)
-        if r is None:
+        corners = squares.get(mid)
+        if corners is None:
             continue
-        corners = np.array([[r.x0, r.y0], [r.x1, r.y0], [r.x1, r.y1], [r.x0, r.y1]])
         centre = corners.mean(axis=0)
         for k in range(4):
             a, b = corners[k], corners[(k + 1) % 4]
