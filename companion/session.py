@@ -29,7 +29,8 @@ import numpy as np
 from companion.camera import OK, CameraError, Frame, FrameSource
 from companion.errors import CompanionError
 from companion.tracking.follower import GameFollower
-from companion.tracking.settle import SettleConfig, TableSettler, readings_of
+from companion.tracking.scan_prior import SCAN_REGION, with_pile
+from companion.tracking.settle import Reading, SettleConfig, TableSettler, readings_of
 from companion.tracking.view import GameView, SeenCard
 from companion.vision.calibration import MarkerWatch, TableCalibration, calibrate
 from companion.vision.detector import SAME_VIEW_PX, CardDetector, FrameReading
@@ -98,6 +99,26 @@ class TablePipeline:
             self.calibration = found
         return self.calibration
 
+    def _with_pile_in_scan(
+        self, reading: FrameReading, readings: list[Reading] | None
+    ) -> list[Reading] | None:
+        """`readings`, those of the scan area made surer by what the game expects of the pile
+        spread there (`tracking/scan_prior.py`), doubtful ones included."""
+        seen = [r for r in (*reading.cards, *reading.doubtful) if r.region == SCAN_REGION]
+        if readings is None or not seen:
+            return readings
+        pile = self.follower.pile_in_scan(r.card for r in reading.cards if r.region == SCAN_REGION)
+        if not pile:
+            return readings
+        surer = with_pile(
+            pile, [(r.card, SCAN_REGION, r.confidence, r.naming.runner_up) for r in seen]
+        )
+        out = [
+            (c, region, surer.pop(c, p) if region == SCAN_REGION else p)
+            for c, region, p in readings
+        ]
+        return out + [(c, SCAN_REGION, p) for c, p in surer.items()]
+
     def _bumped(self, image: np.ndarray) -> bool:
         """All four markers seen somewhere else than the calibration has them."""
         if self.calibration is None:
@@ -128,7 +149,7 @@ class TablePipeline:
                 reading = self.detector.detect(frame.image, cal)
                 reading = replace(reading, calibrated=True)
                 self.last_reading = reading
-                readings = readings_of(reading)
+                readings = self._with_pile_in_scan(reading, readings_of(reading))
                 self.follower.set_camera_status(
                     self.camera_says,
                     [

@@ -1073,6 +1073,22 @@ class GameFollower:
             out.append({"t": self._t, "type": "game_over", **after.game_over()})
         return out
 
+    def pile_in_scan(self, seen: Iterable[str] = ()) -> tuple[str, ...]:
+        """The served pile, not scanned yet, that shares the most cards with `seen` (the cards
+        read in the scan area now, not what the game settled there: the pile before may not be
+        registered yet): the pile being spread there; () when none shares a card, or two share
+        as many."""
+        g = self._game
+        there = set(seen)
+        taken = {s.index for s in g.scans if s.index is not None}
+        shared = sorted(
+            ((len(there.intersection(p.cards)), p.cards) for p in g.served if p.index not in taken),
+            key=lambda x: -x[0],
+        )
+        if not shared or shared[0][0] == 0 or (len(shared) > 1 and shared[1][0] == shared[0][0]):
+            return ()
+        return shared[0][1]
+
     # -- the UI's view -------------------------------------------------------------------
     def view(self) -> GameView:
         g = self._game

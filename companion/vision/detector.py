@@ -49,7 +49,9 @@ from companion.vision.turned_cards import (
 )
 
 MIN_CONFIDENCE = 0.3
-"""Readings below this are dropped (junk boxes on distractors score low on every card)."""
+"""Readings below this are dropped (junk boxes on distractors score low on every card)..."""
+DOUBTFUL_MIN: Final = 0.02
+"""... and kept apart as doubtful down to this (`FrameReading.doubtful`)."""
 SAME_CARD_MM = (layout.CARD_H_MM - layout.INDEX_STRIP_MM, 12.0)
 """Two strips of one id this far apart (+/- tolerance) are the two ends of one card."""
 LOOSE_FIT: Final = 0.4
@@ -118,6 +120,10 @@ class FrameReading:
     search_share: float = 1.0
     """Share of the view the finder ran on (only around what changed, when the model takes
     any input size); 0 when it did not run."""
+    doubtful: tuple[CardReading, ...] = ()
+    """Readings under the gate (from DOUBTFUL_MIN), of cards not read surely elsewhere, best
+    first: too unsure to say what lies there, enough to confirm a card the game expects there
+    (`tracking/scan_prior.py`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,7 +385,8 @@ class CardDetector:
         # the two ends of a card are joined after the memory took the namings as read (joined
         # again at every frame, two agreeing ends would grow surer and surer)
         centres = strip_centres(boxes, dets.confidence, namings)
-        readings = []
+        readings: list[CardReading] = []
+        doubtful: list[CardReading] = []
         found = dets.confidence.tolist()
         read = drop_facing_away(join_ends(namings, centres), centres)
         read = drop_one_strip_read_both_ways(read, found)
@@ -389,24 +396,32 @@ class CardDetector:
             if naming is None:
                 continue
             conf = float(det_conf) * naming.confidence
-            if conf < self.min_confidence or self._on_no_card(image, cal, naming):
+            if conf < DOUBTFUL_MIN or self._on_no_card(image, cal, naming):
                 continue
-            readings.append(
-                CardReading(
-                    card=naming.card,
-                    confidence=conf,
-                    box=_strip_box(cal, naming),
-                    region=layout.region_at(*naming.center_mm) if calibrated else None,
-                    center_mm=naming.center_mm,
-                    naming=naming,
-                    detector_confidence=float(det_conf),
-                )
+            card_reading = CardReading(
+                card=naming.card,
+                confidence=conf,
+                box=_strip_box(cal, naming),
+                region=layout.region_at(*naming.center_mm) if calibrated else None,
+                center_mm=naming.center_mm,
+                naming=naming,
+                detector_confidence=float(det_conf),
             )
+            (readings if conf >= self.min_confidence else doubtful).append(card_reading)
         turned = self._turned_readings(image, cal, view, same_view, changed)
         readings = self._with_turned(readings, turned)
         cards, duplicates = resolve_duplicates(readings)
+        sure = {c.card for c in cards}
+        unsure, _ = resolve_duplicates([r for r in doubtful if r.card not in sure])
         reading = FrameReading(
-            tuple(cards), calibrated, tuple(duplicates), len(dets), len(todo), True, share
+            tuple(cards),
+            calibrated,
+            tuple(duplicates),
+            len(dets),
+            len(todo),
+            True,
+            share,
+            tuple(sorted(unsure, key=lambda r: -r.confidence)),
         )
         if self.reuse_names and calibrated:
             self._last = (cal, view, reading, dets)
