@@ -131,3 +131,37 @@ def test_resume_from_the_log_gives_the_same_view(mode: str) -> None:
     assert rebuilt.view() == live.view()
     rebuilt.finish()
     assert rebuilt.view().final == record.final.to_json()
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5, 6])  # games whose end has such a turn
+def test_solo_fridge_cards_played_the_turn_after_their_take_are_legal(seed: int) -> None:
+    """Solo, with the deck spent, a turn ends taking two Fridge cards into the hand and the
+    next one may play them at once. A camera with hands over the table in between sees each
+    take only with the play of its card, the second card still in the Fridge while the first
+    is played (a card leaving needs its votes to fall first): held-out games warned twice in
+    every solo end game that a card went from the Fridge straight into a bowl."""
+    record = simulate("solo", seed)
+    steps = table_steps(record)
+    seen: list[dict[str, str]] = []
+    late = 0
+    i = 0
+    while i < len(steps):
+        s = steps[i]
+        ahead = steps[i : i + 4]
+        if [a.kind for a in ahead] == ["take", "take", "play", "play"] and [
+            ahead[2].card,
+            ahead[3].card,
+        ] == [ahead[0].card, ahead[1].card]:
+            first_play = dict(ahead[2].table)
+            first_play[str(ahead[1].card)] = "fridge"  # its take not seen yet
+            seen += [first_play, dict(ahead[3].table)]
+            late += 1
+            i += 4
+            continue
+        seen.append(dict(s.table))
+        i += 1
+    assert late, "no end-game turn plays both its Fridge cards at once in this game"
+    follower = GameFollower(record.mode, record.players)
+    for t, table in enumerate(seen):
+        follower.update(table, float(t))
+    assert of(follower, "rule_warning") == []

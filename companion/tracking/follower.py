@@ -264,6 +264,11 @@ class _Game:
             )
             if pick is None:
                 pick = min(tokens, key=lambda tok: canonical.index(tok[0]))
+            if pick[0] == "play" and self.late_takes > 0 and self.mode.players == 1:
+                # solo: a Fridge card taken into the hand as the last turn ended (its take
+                # still owed), seen leaving only now with its play: taken first, then played
+                card = pick[1]
+                pick = next((tok for tok in tokens if tok[:2] == ("take", card)), pick)
             tokens.remove(pick)
             kind, a, b = pick
             if kind == "play":
