@@ -396,7 +396,9 @@ class CardDetector:
             if naming is None:
                 continue
             conf = float(det_conf) * naming.confidence
-            if conf < DOUBTFUL_MIN or self._on_no_card(image, cal, naming):
+            if conf < min(DOUBTFUL_MIN, self.min_confidence) or self._on_no_card(
+                image, cal, naming
+            ):
                 continue
             card_reading = CardReading(
                 card=naming.card,
