@@ -29,7 +29,7 @@ import numpy as np
 from companion.camera import OK, CameraError, Frame, FrameSource
 from companion.errors import CompanionError
 from companion.tracking.follower import GameFollower
-from companion.tracking.scan_prior import SCAN_REGION, with_pile
+from companion.tracking.game_prior import SCAN_REGION, instead_of_served, with_pile
 from companion.tracking.settle import Reading, SettleConfig, TableSettler, readings_of
 from companion.tracking.view import GameView, SeenCard
 from companion.vision.calibration import MarkerWatch, TableCalibration, calibrate
@@ -103,7 +103,7 @@ class TablePipeline:
         self, reading: FrameReading, readings: list[Reading] | None
     ) -> list[Reading] | None:
         """`readings`, those of the scan area made surer by what the game expects of the pile
-        spread there (`tracking/scan_prior.py`), doubtful ones included."""
+        spread there (`tracking/game_prior.py`), doubtful ones included."""
         seen = [r for r in (*reading.cards, *reading.doubtful) if r.region == SCAN_REGION]
         if readings is None or not seen:
             return readings
@@ -118,6 +118,26 @@ class TablePipeline:
             for c, region, p in readings
         ]
         return out + [(c, SCAN_REGION, p) for c, p in surer.items()]
+
+    def _instead_of_served(
+        self, reading: FrameReading, readings: list[Reading] | None
+    ) -> list[Reading] | None:
+        """`readings` with a card already served, read on the table, replaced by the namer's
+        runner-up where that is a card still in play (`tracking/game_prior.py`)."""
+        served = self.follower.served_cards()
+        if readings is None or not served:
+            return readings
+        instead = instead_of_served(
+            served,
+            [
+                (r.card, r.region, r.confidence, r.naming.runner_up)
+                for r in reading.cards
+                if r.region
+            ],
+        )
+        if not instead:
+            return readings
+        return [instead.get(c, (c, region, p)) for c, region, p in readings]
 
     def _bumped(self, image: np.ndarray) -> bool:
         """All four markers seen somewhere else than the calibration has them."""
@@ -150,6 +170,7 @@ class TablePipeline:
                 reading = replace(reading, calibrated=True)
                 self.last_reading = reading
                 readings = self._with_pile_in_scan(reading, readings_of(reading))
+                readings = self._instead_of_served(reading, readings)
                 self.follower.set_camera_status(
                     self.camera_says,
                     [

@@ -1078,6 +1078,10 @@ class GameFollower:
             out.append({"t": self._t, "type": "game_over", **after.game_over()})
         return out
 
+    def served_cards(self) -> frozenset[str]:
+        """Every card served so far: none of them can lie on the table again before the end."""
+        return frozenset(self._game.gone)
+
     def pile_in_scan(self, seen: Iterable[str] = ()) -> tuple[str, ...]:
         """The served pile, not scanned yet, that shares the most cards with `seen` (the cards
         read in the scan area now, not what the game settled there: the pile before may not be

@@ -123,7 +123,7 @@ class FrameReading:
     doubtful: tuple[CardReading, ...] = ()
     """Readings under the gate (from DOUBTFUL_MIN), of cards not read surely elsewhere, best
     first: too unsure to say what lies there, enough to confirm a card the game expects there
-    (`tracking/scan_prior.py`)."""
+    (`tracking/game_prior.py`)."""
 
 
 @dataclass(frozen=True, slots=True)
