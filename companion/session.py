@@ -113,11 +113,11 @@ class TablePipeline:
         surer = with_pile(
             pile, [(r.card, SCAN_REGION, r.confidence, r.naming.runner_up) for r in seen]
         )
-        out = [
-            (c, region, surer.pop(c, p) if region == SCAN_REGION else p)
-            for c, region, p in readings
-        ]
-        return out + [(c, SCAN_REGION, p) for c, p in surer.items()]
+        out: list[Reading] = []
+        for c, region, p in readings:
+            meant, p = surer.pop(c) if region == SCAN_REGION and c in surer else (c, p)
+            out.append((meant, region, p))
+        return out + [(meant, SCAN_REGION, p) for meant, p in surer.values()]
 
     def _instead_of_served(
         self, reading: FrameReading, readings: list[Reading] | None

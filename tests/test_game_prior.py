@@ -25,14 +25,14 @@ def test_a_doubtful_reading_of_the_one_card_the_pile_misses_is_near_sure() -> No
     surer = with_pile(
         PILE, [("menma-7", "scan", 0.85, "menma-5"), ("negi-7", "scan", 0.07, "chashu-7")]
     )
-    assert surer["negi-7"] > 0.95
+    assert surer["negi-7"][0] == "negi-7" and surer["negi-7"][1] > 0.95
     assert "menma-7" not in surer  # read surely: nothing to add
 
 
 def test_the_prior_weakens_with_every_card_the_pile_still_misses() -> None:
     pile = ("menma-7", "negi-7", "nori-1", "chashu-3", "ajitama-2", "shiitake-5")
-    one = with_pile(pile[:2], [("negi-7", "scan", 0.07, "chashu-7")])["negi-7"]
-    six = with_pile(pile, [("negi-7", "scan", 0.07, "chashu-7")])["negi-7"]
+    one = with_pile(pile[:2], [("negi-7", "scan", 0.07, "chashu-7")])["negi-7"][1]
+    six = with_pile(pile, [("negi-7", "scan", 0.07, "chashu-7")])["negi-7"][1]
     assert 0.07 < six < one  # 6 missing: 0.44; 2 missing: 0.79
 
 
@@ -40,12 +40,22 @@ def test_the_prior_weakens_with_every_card_the_pile_still_misses() -> None:
     "reading",
     [
         ("shiitake-5", "scan", 0.07, "chashu-5"),  # a card the pile was not served with
+        ("shiitake-5", "scan", 0.9, "negi-7"),  # ... read surely: its runner-up stays second
         ("negi-7", "scan", 0.07, "menma-7"),  # its doubt is between two cards the pile misses
         ("negi-7", "fridge", 0.07, "chashu-7"),  # not in the scan area
     ],
 )
 def test_a_reading_the_pile_says_nothing_of_is_left_as_it_is(reading) -> None:
     assert with_pile(PILE, [reading]) == {}
+
+
+def test_a_card_the_pile_lacks_read_as_another_is_that_card() -> None:
+    """A 6 read as a 0 (held-out ornate-1 sloppy: chashu-6 read chashu-0 in its pile's scan):
+    the runner-up is the card the pile lacks."""
+    surer = with_pile(
+        PILE, [("menma-7", "scan", 0.85, "menma-5"), ("negi-0", "scan", 0.5, "negi-7")]
+    )
+    assert surer["negi-0"][0] == "negi-7" and surer["negi-0"][1] > 0.9
 
 
 def test_the_pile_being_spread_is_the_served_one_it_shares_cards_with() -> None:
@@ -92,19 +102,25 @@ def played(tb: Table, detector: ScriptedDetector, frames: int, change_at: int, c
     return out
 
 
-def scan_bobs_pile(read: dict[str, float]) -> list[dict[str, Any]]:
+def scan_bobs_pile(read: dict[str, float], runner_up: str = "chashu-0") -> list[dict[str, Any]]:
     """Bob's served pile spread in the scan area, read as `read` for 2 s, then taken away: the
     events."""
     tb = Table()
     tb.first_turns()
     tb.f.begin_scoring()
     tb.cards = {}
-    detector = ScriptedDetector(tb, [(c, "scan", p, "chashu-0") for c, p in read.items()])
+    detector = ScriptedDetector(tb, [(c, "scan", p, runner_up) for c, p in read.items()])
     return played(tb, detector, 16, 8, lambda: detector.extra.clear())
 
 
 def test_a_pale_card_read_only_doubtfully_in_its_pile_is_not_a_difference() -> None:
     out = scan_bobs_pile({"menma-7": 0.85, "negi-7": 0.07})
+    assert [e["cards"] for e in kinds(out, "pile_scanned")] == [["menma-7", "negi-7"]]
+    assert not kinds(out, "scan_mismatch")
+
+
+def test_a_card_misread_as_one_of_no_pile_in_the_pile_is_not_a_difference() -> None:
+    out = scan_bobs_pile({"menma-7": 0.85, "negi-0": 0.5}, runner_up="negi-7")
     assert [e["cards"] for e in kinds(out, "pile_scanned")] == [["menma-7", "negi-7"]]
     assert not kinds(out, "scan_mismatch")
 

@@ -24,37 +24,49 @@ back as they were served nearly always (a card swapped or lost is what the cross
 and the camera then reads the other card as surely as ever)."""
 SURE = 0.6
 """A reading this confident is a card seen (the settler's full vote)."""
-
-
-def with_pile(
-    pile: Collection[str], readings: Iterable[tuple[str, str, float, str]]
-) -> dict[str, float]:
-    """Card -> its probability given the pile, for the scan area's readings ((card, region,
-    confidence, runner-up), one per card) of cards of `pile` not read surely, where that is
-    higher than the reading's own. The reading says its card with probability p and any other
-    card with (1 - p) / 55; the place holds one of the n cards of the pile not read surely with
-    probability SAME_PILE, any other card with the rest. A reading whose runner-up is such a
-    card too is left alone: its doubt lies between two cards the pile holds."""
-    scan = [r for r in readings if r[1] == SCAN_REGION]
-    missing = set(pile) - {card for card, _, p, _ in scan if p >= SURE}
-    n = len(missing)
-    others = len(CARD_IDS) - 1
-    out: dict[str, float] = {}
-    for card, _, p, runner_up in scan:
-        if card not in missing or runner_up in missing:
-            continue
-        mine = SAME_PILE / n * p
-        rest = (SAME_PILE * (n - 1) / n + 1 - SAME_PILE) * (1 - p) / others
-        posterior = mine / (mine + rest)
-        if posterior > p:
-            out[card] = posterior
-    return out
-
-
 RUNNER_UP_RIGHT = 0.5
 """Share of wrong readings whose runner-up is the card really there: 10 of 20 readings over the
 gate named wrong on held-out ornate-1 and minimal-1 scenes (`foreign_decks.py` frames, plain
 and hard)."""
+
+
+def with_pile(
+    pile: Collection[str], readings: Iterable[tuple[str, str, float, str]]
+) -> dict[str, tuple[str, float]]:
+    """Card read -> (card, probability) given the pile, for the scan area's readings ((card,
+    region, confidence, runner-up), one per card) that name a card of `pile` not read surely
+    (`missing`), or that name unsurely a card the pile was not served with while their
+    runner-up is missing, where the missing card comes out surer than the reading was. The
+    place holds one of the n missing cards with probability SAME_PILE, any other card with the
+    rest; the reading says its card with probability p, its runner-up with RUNNER_UP_RIGHT of
+    the rest. A reading of a missing card whose runner-up is missing too is left alone: its
+    doubt lies between two cards the pile holds."""
+    scan = [r for r in readings if r[1] == SCAN_REGION]
+    read = {card for card, *_ in scan}
+    missing = set(pile) - {card for card, _, p, _ in scan if p >= SURE}
+    n = len(missing)
+    if not n:
+        return {}
+    one_missing = SAME_PILE / n
+    one_other = (1 - SAME_PILE) / (len(CARD_IDS) - n)
+    out: dict[str, tuple[str, float]] = {}
+    for card, _, p, runner_up in scan:
+        if card in missing and runner_up not in missing:
+            # the rest of the reading's doubt spread over the other cards, each by its prior
+            mine = one_missing * p
+            rest = ((n - 1) * one_missing + (len(CARD_IDS) - n) * one_other) * (1 - p)
+            posterior = mine / (mine + rest / (len(CARD_IDS) - 1))
+            if posterior > p:
+                out[card] = (card, posterior)
+        elif card not in pile and p < SURE and runner_up in missing and runner_up not in read:
+            # a card the pile was not served with read unsurely, its runner-up one the pile
+            # lacks (a 6 read as a 0): which is likelier there (read surely, a card swapped
+            # in the pile is what the cross-check is for)
+            theirs = one_missing * (1 - p) * RUNNER_UP_RIGHT
+            posterior = theirs / (theirs + one_other * p)
+            if posterior > p:
+                out[card] = (runner_up, posterior)
+    return out
 
 
 def instead_of_served(
