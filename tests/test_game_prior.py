@@ -131,19 +131,24 @@ def test_a_doubtful_reading_of_another_card_is_still_a_difference() -> None:
     assert kinds(out, "scan_mismatch")
 
 
-def test_a_refill_misread_as_a_served_card_is_its_runner_up() -> None:
+def refill_read_as_negi_7(runner_up: str) -> list[dict[str, Any]]:
     """Alice's turn: she plays twice, takes, and refills the Fridge with shiitake-5, which the
-    camera reads as negi-7 (served by Bob in the turn before) with shiitake-5 its runner-up
-    (held-out game ornate-1 warm: a chashu-3 refill read as the served chashu-5 warned that
-    chashu-5 was already served, then that the Fridge was not refilled)."""
+    camera reads as negi-7 (served by Bob in the turn before) with `runner_up` second: the
+    events."""
     tb = Table()
     tb.first_turns()
     tb.play("menma-0", "bowl-1")
     tb.play("negi-1", "bowl-3")
     tb.remove("ajitama-2")
     detector = ScriptedDetector(tb, [])
-    misread = [("negi-7", "fridge", 0.85, "shiitake-5")]
-    out = played(tb, detector, 12, 2, lambda: detector.extra.extend(misread))
+    misread = [("negi-7", "fridge", 0.85, runner_up)]
+    return played(tb, detector, 12, 2, lambda: detector.extra.extend(misread))
+
+
+def test_a_refill_misread_as_a_served_card_is_its_runner_up() -> None:
+    """Held-out game ornate-1 warm: a chashu-3 refill read as the served chashu-5 warned that
+    chashu-5 was already served, then that the Fridge was not refilled."""
+    out = refill_read_as_negi_7("shiitake-5")
     assert [(e["card"], e["region"]) for e in kinds(out, "card_added")] == [
         ("shiitake-5", "fridge")
     ]
@@ -151,14 +156,7 @@ def test_a_refill_misread_as_a_served_card_is_its_runner_up() -> None:
 
 
 def test_a_served_card_read_whose_runner_up_is_served_too_is_still_warned() -> None:
-    tb = Table()
-    tb.first_turns()
-    tb.play("menma-0", "bowl-1")
-    tb.play("negi-1", "bowl-3")
-    tb.remove("ajitama-2")
-    detector = ScriptedDetector(tb, [])
-    misread = [("negi-7", "fridge", 0.85, "menma-7")]
-    out = played(tb, detector, 12, 2, lambda: detector.extra.extend(misread))
+    out = refill_read_as_negi_7("menma-7")
     assert [w["code"] for w in kinds(out, "rule_warning")] == ["already_served"]
 
 
