@@ -191,14 +191,16 @@ retrying those doubled the naming time for no card."""
 UNSURE_RETRY: Final = 0.5
 RETRY_FIT_SLACK: Final = 0.05
 """A band of this deck (score >= FIT_FLOOR) read under this probability is read again, its way
-up kept, at the other candidate edges' tilts, and the surer reading is kept when it fits within
-RETRY_FIT_SLACK as well: in a cascade the card above's edge can outvote the band's own top edge
-by several degrees, where a light brown still fits a darker one well but is sure of nothing
-(held-out game ornate-1 warm, 73 s: a nori-6's top band at -9.8 degrees read shiitake-0 at
-0.004, at its own edge's -1.5 nori-6 at 0.94: missed, the follower lost the turn order there,
-10 of 12 bowls right and 20 warnings; now 12 of 12, 4 warnings). Held-out designs' hard scenes
-162 -> 158 misses, no reading more wrong; plain unchanged; about 5 % more time a hard frame
-(`benchmarks/foreign_decks.py`)."""
+up kept, at the other candidate edges' tilts, and a surer reading is kept when it fits well
+(score >= FIT_DOUBT: without that bar a path-traced ornate-1 band read shiitake-5 at 0.84 at a
+7-degree garbage fit, score 0.34) and within RETRY_FIT_SLACK of the first reading's fit. In a
+cascade the card above's edge can outvote the band's own top edge by several degrees, where
+a light brown still fits a darker one well but is sure of nothing (held-out game ornate-1
+warm, 73 s: a nori-6's top band at -9.8 degrees read shiitake-0 at 0.004, at its own edge's
+-1.5 nori-6 at 0.94: missed, the follower lost the turn order there, 10 of 12 bowls right and
+20 warnings; now 12 of 12, 4 warnings). Held-out designs' hard scenes 162 -> 158 misses, no
+reading more wrong; plain unchanged; no time measurable (`benchmarks/foreign_decks.py`: 0.97 /
+1.51 s a plain / hard frame, 0.97 / 1.52 in a run the same day without it)."""
 _CARD_INDEX: Final = {cid: i for i, cid in enumerate(CARD_IDS)}
 N_ING: Final = len(INGREDIENTS)
 N_VAL: Final = len(CARD_IDS) // N_ING
