@@ -19,7 +19,7 @@ import logging
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, TextIO
 
@@ -33,7 +33,7 @@ from companion.tracking.game_prior import SCAN_REGION, instead_of_served, with_p
 from companion.tracking.settle import Reading, SettleConfig, TableSettler, readings_of
 from companion.tracking.view import GameView, SeenCard
 from companion.vision.calibration import MarkerWatch, TableCalibration, calibrate
-from companion.vision.detector import SAME_VIEW_PX, CardDetector, FrameReading
+from companion.vision.detector import SAME_VIEW_PX, CardDetector, CardReading, FrameReading
 from companion.vision.hands import HandWatch
 from companion.vision.motion import MotionGate
 from companion.vision.table_light import camera_state
@@ -46,6 +46,12 @@ CAMERA_CHECK_EVERY: Final = 20
 within a few seconds of play."""
 
 log = logging.getLogger(__name__)
+
+
+def _evidence(readings: Iterable[CardReading]) -> list[tuple[str, str, float, str]]:
+    """(card, region, confidence, runner-up) of each reading: what `tracking/game_prior.py`
+    weighs against the game."""
+    return [(r.card, r.region or "", r.confidence, r.naming.runner_up) for r in readings]
 
 
 @dataclass
@@ -110,9 +116,7 @@ class TablePipeline:
         pile = self.follower.pile_in_scan(r.card for r in reading.cards if r.region == SCAN_REGION)
         if not pile:
             return readings
-        surer = with_pile(
-            pile, [(r.card, SCAN_REGION, r.confidence, r.naming.runner_up) for r in seen]
-        )
+        surer = with_pile(pile, _evidence(seen))
         out: list[Reading] = []
         for c, region, p in readings:
             meant, p = surer.pop(c) if region == SCAN_REGION and c in surer else (c, p)
@@ -127,14 +131,7 @@ class TablePipeline:
         served = self.follower.served_cards()
         if readings is None or not served:
             return readings
-        instead = instead_of_served(
-            served,
-            [
-                (r.card, r.region, r.confidence, r.naming.runner_up)
-                for r in reading.cards
-                if r.region
-            ],
-        )
+        instead = instead_of_served(served, _evidence(r for r in reading.cards if r.region))
         if not instead:
             return readings
         return [instead.get(c, (c, region, p)) for c, region, p in readings]
