@@ -604,9 +604,11 @@ def test_an_unsure_band_is_read_again_at_its_own_edges_tilt(monkeypatch, family)
     """In a cascade the card above's edge can outvote a band's own top edge by several degrees
     (held-out game ornate-1 warm: a nori-6 at -9.8 degrees read shiitake-0 at 0.004, at its own
     edge's -1.5 nori-6 at 0.94). Here every band's first tilt candidate is its own edge's turned
-    8 degrees: the bands read unsure there are read again at the other candidates, so more are
-    read right and none more wrong. Measured (ornate / minimal scene, -8 and +8 degrees):
-    31 / 24 / 27 / 17 of 33 read without the second look, 32 / 25 / 28 / 18 with it."""
+    8 degrees: the bands read unsure there are read again at the other candidates, so over the
+    two turns more are read right, and at neither fewer right or more wrong. Measured (of 33;
+    ornate -8, +8, minimal -8, +8 degrees): 31, 22, 28, 19 read right without the second look,
+    32, 24, 28, 20 with it (wrong: 0, 3, 0, 4 -> 0, 2, 0, 4). (Until MIN_SEEN went from 0.1 to
+    0.3 minimal at -8 read 27 without and 28 with: every turn gained then.)"""
     skews = BandNamer._skews
     sc = scene(family)
 
@@ -624,8 +626,31 @@ def test_an_unsure_band_is_read_again_at_its_own_edges_tilt(monkeypatch, family)
         wrong = sum(t != r for t, r in pairs)
         return len(pairs) - wrong, wrong
 
+    gained = 0
     for off in (-8.0, 8.0):
         right, wrong = right_and_wrong(off, retry=True)
         right_before, wrong_before = right_and_wrong(off, retry=False)
-        assert right > right_before, (off, right, right_before)
+        assert right >= right_before, (off, right, right_before)
         assert wrong <= wrong_before, (off, wrong, wrong_before)
+        gained += right - right_before
+    assert gained > 0
+
+
+def test_a_band_whose_bright_colour_the_camera_clipped_keeps_its_colour():
+    """A held-out scene (ornate design 2, the `foreign_decks` plain slice's frame 5) whose
+    camera clipped the red of its bright orange ajitama bands (74 % of one band): compared only
+    over what stayed unclipped (the numeral's ink and the edges, alike for every ingredient)
+    they read as the darker kamaboko; a band less than MIN_SEEN of which is unclipped is now
+    compared whole. Before: its 4 ajitama bands read over the gate were all read as another
+    card; now 3 of 5 are read right (2 still as kamaboko)."""
+    deck = design_deck("ornate", 2)
+    f = render_frame(deck, 90_000, 5, FrameSpec(split="test", width=2304))
+    cal = calibrate(f.image)
+    assert cal is not None
+    strips = visible_strips(f)
+    names = BandNamer(deck).name_boxes(f.image, cal, [b for _, b, _ in strips])
+    ajitama = [(t, r) for t, r in announced(strips, names) if t.startswith("ajitama")]
+    wrong = [(t, r) for t, r in ajitama if t != r]
+    assert len(ajitama) - len(wrong) >= 3, ajitama
+    assert len(wrong) <= 2, wrong
+    assert all(t == r for t, r in announced(strips, names) if not t.startswith("ajitama"))
