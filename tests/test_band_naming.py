@@ -606,9 +606,10 @@ def test_an_unsure_band_is_read_again_at_its_own_edges_tilt(monkeypatch, family)
     edge's -1.5 nori-6 at 0.94). Here every band's first tilt candidate is its own edge's turned
     8 degrees: the bands read unsure there are read again at the other candidates, so over the
     two turns more are read right, and at neither fewer right or more wrong. Measured (of 33;
-    ornate -8, +8, minimal -8, +8 degrees): 31, 22, 28, 19 read right without the second look,
-    32, 24, 28, 20 with it (wrong: 0, 3, 0, 4 -> 0, 2, 0, 4). (Until MIN_SEEN went from 0.1 to
-    0.3 minimal at -8 read 27 without and 28 with: every turn gained then.)"""
+    ornate -8, +8, minimal -8, +8 degrees): 31, 22, 28, 18 read right without the second look,
+    32, 24, 28, 19 with it (wrong: 0, 3, 0, 2 -> 0, 2, 0, 2). (Until bands clipped in colour
+    were compared whole, MOSTLY_CLIPPED, minimal at -8 read 27 without and 28 with: every turn
+    gained then.)"""
     skews = BandNamer._skews
     sc = scene(family)
 
@@ -640,9 +641,9 @@ def test_a_band_whose_bright_colour_the_camera_clipped_keeps_its_colour():
     """A held-out scene (ornate design 2, the `foreign_decks` plain slice's frame 5) whose
     camera clipped the red of its bright orange ajitama bands (74 % of one band): compared only
     over what stayed unclipped (the numeral's ink and the edges, alike for every ingredient)
-    they read as the darker kamaboko; a band less than MIN_SEEN of which is unclipped is now
-    compared whole. Before: its 4 ajitama bands read over the gate were all read as another
-    card; now 3 of 5 are read right (2 still as kamaboko)."""
+    they read as the darker kamaboko; a band clipped nearly all over in colour, not white, is
+    now compared whole (MOSTLY_CLIPPED). Before: its 4 ajitama bands read over the gate were
+    all read as another card; now 3 of 5 are read right (2 still as kamaboko)."""
     deck = design_deck("ornate", 2)
     f = render_frame(deck, 90_000, 5, FrameSpec(split="test", width=2304))
     cal = calibrate(f.image)

@@ -294,17 +294,35 @@ def ingredient_score(
     weights = None
     if clipped is not None:
         seen = ~clipped[y : y + h, x : x + w]
-        if not seen.all() and seen.mean() >= MIN_SEEN:
+        if not seen.all() and seen.mean() >= MIN_SEEN and not _clipped_in_colour(crop, seen):
             weights = seen.astype(np.float32)
     return sc - COLOUR_WEIGHT * _colour_distance(crop, templ, weights), (x, y)
 
 
-MIN_SEEN: Final = 0.3
-"""A band clipped over more than all but this share has its colour compared as it reads: what
-stays unclipped of a bright band is mostly its numeral's ink and its edges, alike for every
-ingredient (held-out ornate-2: orange ajitama bands 74 % clipped in red read as the darker
-kamaboko over their other 26 %; its plain slice missed 41 cards at 0.1, 31 at 0.3, and read
-4 wrong instead of 5)."""
+def _clipped_in_colour(rep: np.ndarray, seen: np.ndarray) -> bool:
+    """Whether a band is clipped over all but MOSTLY_CLIPPED of it while still showing its
+    colour there: a bright card clipped in one channel, not a pale one clipped white."""
+    if seen.mean() >= MOSTLY_CLIPPED:
+        return False
+    white = np.all(_bgr(rep) >= WHITE - 1.0, axis=-1)
+    return float(white.mean()) < MOSTLY_CLIPPED
+
+
+def _bgr(rep: np.ndarray) -> np.ndarray:
+    """`_opponent`'s inverse: the BGR image of an opponent one."""
+    lum, rg, by = rep[..., 0], rep[..., 1], rep[..., 2]
+    s = (3 * lum - by) * np.float32(2 / 3)  # red + green
+    return np.stack([by + s / 2, (s - rg) / 2, (s + rg) / 2], axis=-1)
+
+
+MIN_SEEN: Final = 0.1
+"""A band clipped over more than all but this share has its colour compared as it reads..."""
+MOSTLY_CLIPPED: Final = 0.3
+"""... and so has one clipped over all but this share whose clipped pixels mostly keep a colour
+(a channel or two under the clip): what stays unclipped of a bright band is mostly its numeral's
+ink and its edges, alike for every ingredient (held-out ornate-2: orange ajitama bands 74 %
+clipped in red read as the darker kamaboko over their other 26 %). A pale band clipped white
+keeps the old rule: its tint is gone, its icon decides."""
 
 
 def _place_on_edge(window: np.ndarray, templ: np.ndarray, top_edge: np.ndarray) -> tuple[int, int]:
