@@ -607,9 +607,9 @@ def test_an_unsure_band_is_read_again_at_its_own_edges_tilt(monkeypatch, family)
     8 degrees: the bands read unsure there are read again at the other candidates, so over the
     two turns more are read right, and at neither fewer right or more wrong. Measured (of 33;
     ornate -8, +8, minimal -8, +8 degrees): 31, 22, 28, 18 read right without the second look,
-    32, 24, 28, 19 with it (wrong: 0, 3, 0, 2 -> 0, 2, 0, 2). (Until bands clipped in colour
-    were compared whole, MOSTLY_CLIPPED, minimal at -8 read 27 without and 28 with: every turn
-    gained then.)"""
+    32, 24, 28, 19 with it (wrong: 0, 3, 0, 2 -> 0, 2, 0, 2). (Before bands clipped in colour
+    were compared whole, MOSTLY_CLIPPED: 31, 22, 27, 15 -> 32, 24, 28, 16, wrong 0, 2, 0, 2 ->
+    0, 1, 0, 2; every turn gained then.)"""
     skews = BandNamer._skews
     sc = scene(family)
 
