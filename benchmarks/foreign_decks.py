@@ -93,6 +93,8 @@ class Enrolment:
     seconds: float
     cloth: str
     message: str
+    tune_seconds: float | None = None
+    """Wall seconds of `companion deck tune` when --tune asked for it (None: not tuned)."""
 
 
 @dataclass
@@ -384,6 +386,21 @@ def enrol(deck: Any, name: str, out: Path) -> tuple[Enrolment, Path]:
     return Enrolment(False, t_all, "-", "; ".join(messages)), target
 
 
+def tune(enrolment: Enrolment, target: Path, steps: int, scenes: int | None) -> None:
+    """Run `companion deck tune DIR` on an accepted deck (what a user may add after enrolment)."""
+    cmd = [_companion(), "deck", "tune", str(target), "--steps", str(steps)]
+    if scenes is not None:
+        cmd += ["--scenes", str(scenes)]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), check=False)
+    enrolment.tune_seconds = time.perf_counter() - t
+    lines = (proc.stdout.strip() or proc.stderr.strip()).splitlines()
+    enrolment.message += f"; tune: {lines[-1] if lines else proc.returncode}"
+    if proc.returncode != 0:
+        raise SystemExit(f"companion deck tune {target} failed: {enrolment.message}")
+    print(f"  {lines[-1]}", file=sys.stderr, flush=True)
+
+
 def render_slice(
     deck: Any,
     name: str,
@@ -592,6 +609,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="detect's reading gate (default: detect's own); 0 shows what the gate hides",
     )
     ap.add_argument("--models", type=Path, help="strip finder folder for detect (default models/)")
+    ap.add_argument(
+        "--tune",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="run `companion deck tune DIR --steps STEPS` on each enrolled deck (0: not)",
+    )
+    ap.add_argument(
+        "--tune-scenes", type=int, metavar="N", help="deck tune's --scenes (default: its own)"
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "foreign-decks", help="cache")
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
     args = ap.parse_args(argv)
@@ -647,6 +674,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name != DEFAULT:
             print(f"enrolling {name} ...", file=sys.stderr, flush=True)
             enrolments[name], deck_dir = enrol(deck, name, args.out)
+            if args.tune > 0 and enrolments[name].accepted:
+                tune(enrolments[name], deck_dir, args.tune, args.tune_scenes)
         for slice_ in slices:
             paths = render_slice(
                 deck,
@@ -705,6 +734,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "default": not args.no_default,
             "backend": args.backend,
             "min_confidence": args.min_confidence,
+            "tune": args.tune,
+            "tune_scenes": args.tune_scenes,
             "width": args.width,
             "skew": args.skew,
             "alike": args.alike,

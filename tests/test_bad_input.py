@@ -388,6 +388,14 @@ def _cases() -> list[Case]:
     for v in (*NANS, "0", "-1", "1e9"):
         add(f"check-frames-{v}", "deck", "check", "default", "--frames", v)
     add("check-seed-neg", "deck", "check", "default", "--seed", "-1")
+    # deck tune: a broken deck, the default deck, numbers (all refused before any training)
+    for deck in DECKS:
+        add(f"tune-{deck}", "deck", "tune", "{D}/" + deck)
+    add("tune-default", "deck", "tune", "default")
+    for v in (*NANS, "0", "-1", "2.5", "1e9"):
+        add(f"tune-steps-{v}", "deck", "tune", "{D}/" + DECKS[0], "--steps", v)
+    add("tune-seed-neg", "deck", "tune", "{D}/" + DECKS[0], "--seed", "-1")
+    add("tune-scenes-neg", "deck", "tune", "{D}/" + DECKS[0], "--scenes", "-1")
     # deck enroll
     for img in IMAGES:
         add(f"enroll-{img}", "deck", "enroll", *(["{D}/" + img] * 7), "--out", "{T}/deck")

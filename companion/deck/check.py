@@ -234,7 +234,8 @@ def play_namer(deck: Deck) -> tuple[_Namer, str]:
 
     namer = namer_for(deck)
     if isinstance(namer, BandNamer):
-        return namer, "matching the deck's faces (BandNamer)"
+        tuned = " and its own tuned comparison (deck tune)" if namer.tuned else ""
+        return namer, f"matching the deck's faces (BandNamer){tuned}"
     label = "default strip layout" + (" + classifier" if namer.classifier else "")
     return namer, label
 
@@ -509,9 +510,14 @@ def _ingredients_confused(t: Tally, pairs: Sequence[Pair]) -> list[str]:
     return names
 
 
-def advise(t: Tally, pairs: Sequence[Pair], enrolled: bool) -> tuple[str, ...]:
-    """What would make the deck easier to read, most likely cause first."""
+def advise(
+    t: Tally, pairs: Sequence[Pair], enrolled: bool, untuned: Path | None = None
+) -> tuple[str, ...]:
+    """What would make the deck easier to read, most likely cause first. `untuned`: the
+    folder of an enrolled deck that has no tuned comparison of its own yet."""
     out = []
+    if untuned is not None:
+        out.append(f"tune it to your cards: companion deck tune {untuned} (about 7 minutes)")
     confused = _ingredients_confused(t, pairs)
     if confused and enrolled:
         out.append(f"re-enrol {' and '.join(confused)}: their bands look alike")
@@ -554,7 +560,8 @@ def check_deck(
     from companion.vision.detector import is_default
 
     enrolled = not is_default(deck)
-    advice = advise(t, pairs, enrolled)
+    untuned = deck.folder if enrolled and not getattr(namer, "tuned", True) else None
+    advice = advise(t, pairs, enrolled, untuned)
     verdict, line = judge(t, advice)
     return DeckCheck(
         deck=deck.name,

@@ -140,7 +140,7 @@ SCENE_SHARE = 0.5
 """Share of a deck's queries taken from its rendered-scene crops, when it has some."""
 
 
-def _deck_batch(
+def deck_batch(
     bands: DeckBands,
     rng: np.random.Generator,
     queries: int,
@@ -183,7 +183,7 @@ class _Batches(torch.utils.data.IterableDataset):
             batch = []
             for k in chosen:
                 scenes = self.scenes.get(int(k))
-                refs, views, labels = _deck_batch(self.pool[int(k)], rng, self.queries, scenes)
+                refs, views, labels = deck_batch(self.pool[int(k)], rng, self.queries, scenes)
                 batch.append(
                     (
                         torch.from_numpy(to_input(refs)),

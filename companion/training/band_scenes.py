@@ -9,13 +9,13 @@ ground-truth band and its crop is kept with the card's label.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from companion.cards import CARD_IDS
 from companion.deck.check import bands_to_check
-from companion.deck.deckdir import default_deck
+from companion.deck.deckdir import Deck, default_deck
 from companion.deck.designs import design_deck
 from companion.synth.frame import FrameSpec, render_frame
 from companion.vision.band_embedding import EMBED_H, EMBED_W
@@ -30,14 +30,27 @@ def scene_crops(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(crops (N, H, W, 3) uint8, card indices (N,)) of `frames` training-split scenes."""
     deck = default_deck() if family == "default" else design_deck(family, seed)
+    return deck_scene_crops(deck, SCENE_SEED + seed, frames, hard_share)
+
+
+def deck_scene_crops(
+    deck: Deck,
+    seed: int,
+    frames: int,
+    hard_share: float = 0.5,
+    on_frame: Callable[[], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`scene_crops` of any deck (an enrolled one: its own faces drawn on the tables)."""
     namer = BandNamer(deck, embedder=False)
     crops: list[np.ndarray] = []
     labels: list[int] = []
     index = {c: i for i, c in enumerate(CARD_IDS)}
     for i in range(frames):
         spec = FrameSpec(hard=i < round(frames * hard_share), split="train", width=2304)
-        f = render_frame(deck, SCENE_SEED + seed, i, spec)
+        f = render_frame(deck, seed, i, spec)
         cal = calibrate(f.image)
+        if on_frame is not None:
+            on_frame()
         if cal is None:
             continue
         gains = frame_white_gains(f.image, cal)

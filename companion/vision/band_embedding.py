@@ -128,6 +128,14 @@ AnyBandEmbedder = BandEmbedder | NcnnBandEmbedder
 """Either runtime: both give `scale`, `embed(bands)` and `card_logits(sims)`."""
 
 
+def embedding_dir(deck_folder: Path | None) -> Path:
+    """Where a deck's band embedding lives: its own folder once `companion deck tune` has
+    written one there (its ONNX file: the NCNN copy beside it is optional), else models/."""
+    if deck_folder is not None and (deck_folder / f"{MODEL_NAME}.onnx").is_file():
+        return deck_folder
+    return MODELS_DIR
+
+
 @cache
 def load_embedder(
     models_dir: Path = MODELS_DIR, backend: str | None = None

@@ -30,7 +30,12 @@ import numpy as np
 from companion.cards import CARD_IDS, INGREDIENTS
 from companion.deck.deckdir import Deck
 from companion.layout import CARD_H_MM, CARD_W_MM, INDEX_STRIP_MM
-from companion.vision.band_embedding import TOP_MM, AnyBandEmbedder, load_embedder
+from companion.vision.band_embedding import (
+    TOP_MM,
+    AnyBandEmbedder,
+    embedding_dir,
+    load_embedder,
+)
 from companion.vision.calibration import TableCalibration
 from companion.vision.card_body import (
     Bodies,
@@ -723,7 +728,8 @@ class BandNamer:
         fuse: bool = True,
         backend: str | None = None,
     ) -> None:
-        """`embedder`: True for the shipped band embedding when present, False for the
+        """`embedder`: True for the deck's own tuned band embedding (`companion deck tune`)
+        or else the shipped one, when present; False for the
         hand-made scores alone, or a loaded one; `fuse`: False to let it name alone (for
         measuring it); `backend`: the finder's ("ncnn": the embedding's NCNN export, so no
         ONNX Runtime on the Pi). The deck's faces are not kept (an enrolled deck's are about
@@ -736,7 +742,10 @@ class BandNamer:
         bands, bodies = self._bands(deck)
         self._bodies: Bodies = bodies_of(bodies)
         """Every card's body (`card_body`): what a card seen whole is checked against."""
-        self._embedder = load_embedder(backend=backend) if embedder is True else (embedder or None)
+        own = embedding_dir(deck.folder)
+        self.tuned = embedder is True and own == deck.folder
+        """Whether the deck's own tuned comparison (`companion deck tune`) is used."""
+        self._embedder = load_embedder(own, backend) if embedder is True else (embedder or None)
         self._refs = self._build(bands)
         self._cast = np.ones(3, np.float32)
         """Per-channel factors from the table's white to the deck's references' (`_learn_cast`)."""
