@@ -164,6 +164,23 @@ def test_bad_photos_are_rejected_with_what_to_fix(make, message: str) -> None:
         read_photo(make(), "negi")
 
 
+def test_enrolling_again_drops_the_old_decks_tuned_comparison(
+    photo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A comparison tuned on the faces a new enrolment replaces would read the new cards with
+    the old ones' look: enrolling into that folder removes it and says to tune again."""
+    from companion.vision.band_embedding import embedding_dir
+
+    out = tmp_path / "deck"
+    (out / "bandnet_ncnn_model").mkdir(parents=True)
+    (out / "bandnet.onnx").write_bytes(b"tuned on the old faces")
+    assert embedding_dir(out) == out
+    assert main(["deck", "enroll", str(photo_dir), "--out", str(out)]) == 0
+    assert "tune" in capsys.readouterr().out
+    assert not (out / "bandnet.onnx").exists() and not (out / "bandnet_ncnn_model").exists()
+    assert embedding_dir(out) != out
+
+
 @pytest.mark.slow
 def test_cli_rejects_bad_input_in_one_line(
     photo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -87,17 +87,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "tune",
         help="make an enrolled deck surer to read: a few minutes of learning its own cards",
         description="Optional, after `deck enroll`: fine-tune the band comparison on camera "
-        "views drawn from the deck's own enrolled faces (about 7 minutes on a 2-core CPU; "
-        "needs the train extra, torch). Writes DIR/bandnet.onnx and DIR/bandnet_ncnn_model, "
-        "which detect, run and check use from then on for that deck; delete them to go back "
-        "to the shipped comparison. A deck is read without it.",
+        "views of the deck's own enrolled faces and on table scenes drawn with them (about 5 "
+        "minutes on a 2-core CPU; needs the train extra, torch). Writes DIR/bandnet.onnx and "
+        "DIR/bandnet_ncnn_model, which detect, run and check use from then on for that deck; "
+        "delete them to go back to the shipped comparison. A deck is read without it.",
     )
     tu.add_argument("deck", type=Path, metavar="DIR", help="deck folder (from `deck enroll`)")
     tu.add_argument(
         "--steps",
         type=integer(1, 20000),
         default=None,
-        help="training steps, 1..20000 (default 450: about 6 minutes on a 2-core x86 CPU)",
+        help="training steps, 1..20000 (default 450: about 4 minutes on a 2-core x86 CPU)",
     )
     tu.add_argument(
         "--scenes",
@@ -156,12 +156,15 @@ def run_enroll(args: argparse.Namespace) -> int:
     output_dir(args.out, "deck folder", create=False)  # before minutes of work, not after
     name = args.name or args.out.name
     deck, readings = enroll(args.photos, name, progress=sys.stderr.isatty())
+    stale = _drop_tuned(args.out)  # learned on the faces being replaced
     save_deck(deck, args.out)
     worst = min(o.fill for r in readings for o in r.outlines)
     print(
         f"enrolled {len(deck.faces)} cards from {len(readings)} photos into {args.out} "
         f"({time.perf_counter() - t0:.1f} s; worst outline fill {worst:.3f})"
     )
+    if stale:
+        print(f"removed the old faces' tuned comparison: `companion deck tune {args.out}` again")
     # ingredients cannot be told from an unknown deck's art: show what was taken for what
     print(
         "photos read as: "
@@ -169,6 +172,19 @@ def run_enroll(args: argparse.Namespace) -> int:
         + " (a photo of another ingredient: enrol again in the guide's order)"
     )
     return 0
+
+
+def _drop_tuned(folder: Path) -> bool:
+    """Remove a `deck tune` result from a deck folder about to get new faces."""
+    import shutil
+
+    from companion.vision.band_embedding import MODEL_NAME, NCNN_DIR
+
+    onnx, ncnn = folder / f"{MODEL_NAME}.onnx", folder / NCNN_DIR
+    found = onnx.is_file() or ncnn.is_dir()
+    onnx.unlink(missing_ok=True)
+    shutil.rmtree(ncnn, ignore_errors=True)
+    return found
 
 
 def run_check(args: argparse.Namespace) -> int:
