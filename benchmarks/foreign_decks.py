@@ -379,8 +379,7 @@ def enrol(deck: Any, name: str, out: Path) -> tuple[Enrolment, Path]:
         t = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), check=False)
         t_all += time.perf_counter() - t
-        lines = (proc.stdout.strip() or proc.stderr.strip()).splitlines()
-        messages.append(f"{cloth[0]}: {lines[-1] if lines else proc.returncode}")
+        messages.append(f"{cloth[0]}: {_last_line(proc)}")
         if proc.returncode == 0:
             return Enrolment(True, t_all, cloth[0], "; ".join(messages)), target
     return Enrolment(False, t_all, "-", "; ".join(messages)), target
@@ -394,11 +393,16 @@ def tune(enrolment: Enrolment, target: Path, steps: int, scenes: int | None) -> 
     t = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), check=False)
     enrolment.tune_seconds = time.perf_counter() - t
-    lines = (proc.stdout.strip() or proc.stderr.strip()).splitlines()
-    enrolment.message += f"; tune: {lines[-1] if lines else proc.returncode}"
+    enrolment.message += f"; tune: {_last_line(proc)}"
     if proc.returncode != 0:
         raise SystemExit(f"companion deck tune {target} failed: {enrolment.message}")
-    print(f"  {lines[-1]}", file=sys.stderr, flush=True)
+    print(f"  {_last_line(proc)}", file=sys.stderr, flush=True)
+
+
+def _last_line(proc: subprocess.CompletedProcess[str]) -> str:
+    """What a command said last (stdout, else stderr), else its exit code."""
+    lines = (proc.stdout.strip() or proc.stderr.strip()).splitlines()
+    return lines[-1] if lines else str(proc.returncode)
 
 
 def render_slice(

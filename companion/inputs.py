@@ -156,6 +156,20 @@ def _max_depth(text: str) -> int:
     return deepest
 
 
+def require_modules(modules: tuple[str, ...], doing: str, extras: str) -> None:
+    """A one-line error naming what `doing` needs that playing does not (an optional extra),
+    before the command imports it and fails with a traceback."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        names = " and ".join(f"the {e} extra" for e in extras.split(","))
+        raise BadInputError(
+            f"{doing} needs {' and '.join(missing)}, which playing does not: install "
+            f"{names} (pip install -e '.[{extras}]')"
+        )
+
+
 def output_dir(path: Path | str, what: str = "output folder", create: bool = True) -> Path:
     """The folder to write into, created with its parents (with create=False only checked:
     its nearest existing ancestor must be a writable folder), or a BadInputError."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision.band_embedding import EMBED_H, EMBED_W, load_embedder
+from companion.vision.band_embedding import EMBED_H, EMBED_W, load_embedder, to_input
 
 
 def test_tuning_starts_from_the_shipped_comparison():
@@ -25,8 +25,6 @@ def test_tuning_starts_from_the_shipped_comparison():
     assert shipped is not None, "models/bandnet.onnx is not shipped"
     net = shipped_bandnet().eval()
     bands = np.random.default_rng(1).uniform(0, 255, (5, EMBED_H, EMBED_W, 3))
-    from companion.vision.band_embedding import to_input
-
     with torch.no_grad():
         mine = net(torch.from_numpy(to_input(bands))).numpy()
     assert np.abs(mine - shipped.embed(bands)).max() < 1e-5

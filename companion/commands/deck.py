@@ -208,18 +208,13 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_tune(args: argparse.Namespace) -> int:
-    import importlib.util
     import sys
 
     from companion.deck.deckdir import load_deck
     from companion.errors import BadInputError
-    from companion.inputs import output_dir
+    from companion.inputs import output_dir, require_modules
 
-    if importlib.util.find_spec("torch") is None or importlib.util.find_spec("onnx") is None:
-        raise BadInputError(
-            "tuning needs torch and onnx, which playing does not: install the train and "
-            "export extras (pip install -e '.[train,export]')"
-        )
+    require_modules(("torch", "onnx"), "tuning", "train,export")
     deck = load_deck(args.deck)
     if deck.folder is None:
         raise BadInputError("the default deck has its own classifier: tune an enrolled deck")

@@ -112,20 +112,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import importlib.util
     import json
 
     from companion.deck.deckdir import load_deck
     from companion.errors import BadInputError
-    from companion.inputs import output_dir
+    from companion.inputs import output_dir, require_modules
     from companion.training.train import TrainConfig, run_training
 
-    missing = [m for m in ("torch", "ultralytics") if importlib.util.find_spec(m) is None]
-    if missing:
-        raise BadInputError(
-            f"training needs {' and '.join(missing)}, which playing does not: install the "
-            "train extra (pip install -e '.[train]')"
-        )
+    require_modules(("torch", "ultralytics"), "training", "train")
     if args.names_only and args.deck is not None:
         raise BadInputError(
             "an enrolled deck is named from its own faces and needs no classifier: "

@@ -12,7 +12,6 @@ camera does to a band. Only the deck's folder gets the result; the shipped model
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +51,6 @@ CHECK_VIEWS: Final = 448
 @dataclass(frozen=True)
 class TuneReport:
     steps: int
-    minutes: float
     before: float
     """Top-1 of the shipped embedding on CHECK_VIEWS drawn views of the deck's cards."""
     after: float
@@ -138,7 +136,6 @@ def tune_deck(
     before = top1(net, bands)
     opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=1e-4)
     _train_mode(net)
-    start = time.monotonic()
     for step in range(1, steps + 1):
         for g in opt.param_groups:
             g["lr"] = LR * 0.5 * (1 + math.cos(math.pi * (step - 1) / steps))
@@ -153,9 +150,8 @@ def tune_deck(
         opt.step()
         if on_step is not None:
             on_step(step, loss.item())
-    trained = (time.monotonic() - start) / 60.0
     after = top1(net, bands)
     onnx_path = out_dir / f"{MODEL_NAME}.onnx"
     export_onnx(net, onnx_path)
     ncnn = export_ncnn(onnx_path, out_dir / NCNN_DIR, net.scale().item())
-    return TuneReport(steps, trained, before, after, onnx_path, ncnn)
+    return TuneReport(steps, before, after, onnx_path, ncnn)

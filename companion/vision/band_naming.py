@@ -728,9 +728,9 @@ class BandNamer:
         fuse: bool = True,
         backend: str | None = None,
     ) -> None:
-        """`embedder`: True for the deck's own tuned band embedding (`companion deck tune`)
-        or else the shipped one, when present; False for the
-        hand-made scores alone, or a loaded one; `fuse`: False to let it name alone (for
+        """`embedder`: True for the deck's own tuned band embedding (`companion deck tune`),
+        else the shipped one, when present; False for the hand-made scores alone, or a loaded
+        one; `fuse`: False to let it name alone (for
         measuring it); `backend`: the finder's ("ncnn": the embedding's NCNN export, so no
         ONNX Runtime on the Pi). The deck's faces are not kept (an enrolled deck's are about
         100 MB): only the references drawn from them, and those before the embedding's session
