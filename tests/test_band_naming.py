@@ -656,3 +656,24 @@ def test_a_band_whose_bright_colour_the_camera_clipped_keeps_its_colour():
     assert len(ajitama) - len(wrong) >= 3, ajitama
     assert len(wrong) <= 2, wrong
     assert all(t == r for t, r in read if not t.startswith("ajitama"))
+
+
+def test_a_decks_own_tuned_comparison_overrules_a_doubtful_hand_made_reading_only():
+    """A tuned deck's comparison, sure of a card, names a band the hand-made reading doubts;
+    it never overrules a sure hand-made reading, nor does the shipped comparison (never shown
+    the deck) overrule anything: it only confirms."""
+    from companion.vision.band_naming import HAND_DOUBT, TUNED_WINS, _fuse
+
+    doubtful, sure = (3, 4, 0.5), (3, 4, HAND_DOUBT)
+    learned = (10, 3, 0.95)
+    assert learned[2] >= TUNED_WINS
+    card, runner, p = _fuse(doubtful, learned, overrule=True)
+    assert (card, runner) == (10, 3)
+    assert p == pytest.approx(0.95 * 0.5)  # the learned card right and the hand's wrong
+    assert _fuse(sure, learned, overrule=True) == sure
+    assert _fuse(doubtful, learned, overrule=False) == doubtful
+    assert _fuse(doubtful, (10, 3, TUNED_WINS - 0.01), overrule=True) == doubtful
+    # agreeing readings confirm each other either way
+    for overrule in (False, True):
+        card, _, p = _fuse(doubtful, (3, 9, 0.6), overrule=overrule)
+        assert card == 3 and p == pytest.approx(0.8)
