@@ -53,6 +53,7 @@ from benchmarks.foreign_decks import (  # noqa: E402
     fingerprint,
     load_design,
     provenance,
+    tune,
 )
 from companion.vision.backends import BACKENDS  # noqa: E402
 
@@ -211,6 +212,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="the finder's backend (default demo's own: ONNX on x86, NCNN on the Pi's ARM)",
     )
     p.add_argument("--no-default", action="store_true", help="leave out the default deck row")
+    p.add_argument(
+        "--tune",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="run `companion deck tune DIR --steps STEPS` on each enrolled deck (0: not)",
+    )
+    p.add_argument(
+        "--tune-scenes", type=int, metavar="N", help="deck tune's --scenes (default: its own)"
+    )
     p.add_argument("--jobs", type=int, default=2, help="games followed at once (2)")
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "held-out-games", help="cache")
     p.add_argument("--json", action="store_true", help="last line: one JSON object")
@@ -218,8 +229,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     bad = [s for s in args.setups.split(",") if s not in SETUPS]
     if bad:
         p.error(f"unknown set-up {bad[0]!r}: choose from {', '.join(SETUPS)}")
-    if not 0.5 <= args.fps <= 60 or args.jobs < 1:
-        p.error("--fps must be 0.5..60 and --jobs at least 1")
+    if not 0.5 <= args.fps <= 60 or args.jobs < 1 or args.tune < 0:
+        p.error("--fps must be 0.5..60, --jobs at least 1 and --tune at least 0")
     return args
 
 
@@ -242,6 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not enrolment.accepted:
             print(f"{name}: enrolment refused ({enrolment.message})", file=sys.stderr)
             continue
+        if args.tune:
+            tune(enrolment, folder, args.tune, args.tune_scenes)
         decks[name] = folder
     todo = [(n, s) for n in names if n in decks for s in args.setups.split(",")]
     t0 = time.perf_counter()

@@ -30,3 +30,7 @@ def test_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse_args(["--setups", "windy"])
     assert "unknown set-up 'windy'" in capsys.readouterr().err
+    assert parse_args(["--tune", "450", "--tune-scenes", "24"]).tune == 450
+    with pytest.raises(SystemExit):
+        parse_args(["--tune", "-1"])
+    assert "--tune at least 0" in capsys.readouterr().err
