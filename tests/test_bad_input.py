@@ -396,6 +396,8 @@ def _cases() -> list[Case]:
         add(f"tune-steps-{v}", "deck", "tune", "{D}/" + DECKS[0], "--steps", v)
     add("tune-seed-neg", "deck", "tune", "{D}/" + DECKS[0], "--seed", "-1")
     add("tune-scenes-neg", "deck", "tune", "{D}/" + DECKS[0], "--scenes", "-1")
+    for v in (*NANS, "-1", "soon", "1e9"):
+        add(f"tune-minutes-{v}", "deck", "tune", "{D}/" + DECKS[0], "--minutes", v)
     # deck enroll
     for img in IMAGES:
         add(f"enroll-{img}", "deck", "enroll", *(["{D}/" + img] * 7), "--out", "{T}/deck")

@@ -61,3 +61,26 @@ def test_a_tuned_deck_reads_its_cards_better_and_is_used_from_then_on(tmp_path: 
     shipped = load_embedder(backend="onnx")
     assert shipped is not None
     assert np.abs(onnx_emb.embed(bands) - shipped.embed(bands)).max() > 1e-3  # it did learn
+
+
+@pytest.mark.slow
+def test_a_tune_takes_fewer_steps_rather_than_more_time_than_it_is_given(tmp_path: Path):
+    """`--minutes` bounds the wall time: on a machine too slow for the steps asked within it,
+    fewer are taken (planned after the first ten) and the tune says so; the deck still gets
+    its own comparison."""
+    from companion.deck.deckdir import save_deck
+    from companion.deck.designs import design_deck
+    from companion.training.deck_tune import PACE_STEPS
+
+    folder = tmp_path / "tarot-7"
+    save_deck(design_deck("tarot", 7), folder)
+    cmd = [
+        sys.executable, "-m", "companion", "deck", "tune", str(folder),
+        "--steps", "5000", "--scenes", "0", "--minutes", "1",
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    m = re.search(r"\((\d+) of 5000 steps: the 1-minute limit\)", done.stdout)
+    assert m, done.stdout
+    assert PACE_STEPS <= int(m.group(1)) < 5000
+    assert (folder / "bandnet.onnx").is_file() and (folder / "bandnet_ncnn_model").is_dir()

@@ -87,17 +87,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "tune",
         help="make an enrolled deck surer to read: a few minutes of learning its own cards",
         description="Optional, after `deck enroll`: fine-tune the band comparison on camera "
-        "views of the deck's own enrolled faces and on table scenes drawn with them (about 5 "
-        "minutes on a 2-core CPU; needs the train extra, torch). Writes DIR/bandnet.onnx and "
-        "DIR/bandnet_ncnn_model, which detect, run and check use from then on for that deck; "
-        "delete them to go back to the shipped comparison. A deck is read without it.",
+        "views of the deck's own enrolled faces and on table scenes drawn with them (5-8 "
+        "minutes on a 2-core CPU, never more than --minutes; needs the train extra, torch). "
+        "Writes DIR/bandnet.onnx and DIR/bandnet_ncnn_model, which detect, run and check use "
+        "from then on for that deck; delete them to go back to the shipped comparison. A deck "
+        "is read without it.",
     )
     tu.add_argument("deck", type=Path, metavar="DIR", help="deck folder (from `deck enroll`)")
     tu.add_argument(
         "--steps",
         type=integer(1, 20000),
         default=None,
-        help="training steps, 1..20000 (default 450: about 4 minutes on a 2-core x86 CPU)",
+        help="training steps, 1..20000 (default 450: 4-9 minutes on a 2-core x86 CPU)",
+    )
+    tu.add_argument(
+        "--minutes",
+        type=real(0, 600),
+        default=None,
+        help="wall time to end within (default 8; 0: none): on a slower machine fewer steps "
+        "are taken, planned after the first 10",
     )
     tu.add_argument(
         "--scenes",
@@ -221,9 +229,10 @@ def run_tune(args: argparse.Namespace) -> int:
     output_dir(deck.folder, "deck folder", create=False)
     from tqdm import tqdm
 
-    from companion.training.deck_tune import DEFAULT_STEPS, SCENE_FRAMES, tune_deck
+    from companion.training.deck_tune import DEFAULT_STEPS, MINUTES, SCENE_FRAMES, tune_deck
 
     steps = DEFAULT_STEPS if args.steps is None else args.steps
+    minutes = MINUTES if args.minutes is None else (args.minutes or None)
     scenes = SCENE_FRAMES if args.scenes is None else args.scenes
     quiet = not sys.stderr.isatty()
     t0 = time.perf_counter()
@@ -237,11 +246,14 @@ def run_tune(args: argparse.Namespace) -> int:
             bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
 
         report = tune_deck(
-            deck, deck.folder, steps, args.seed, on_step, scenes, lambda: frames.update(1)
+            deck, deck.folder, steps, args.seed, on_step, scenes, lambda: frames.update(1), minutes
         )
+    took = f"{report.steps} steps"
+    if report.steps < report.asked:
+        took = f"{report.steps} of {report.asked} steps: the {minutes:g}-minute limit"
     print(
         f"tuned the band comparison for {deck.name} in {(time.perf_counter() - t0) / 60:.1f} min "
-        f"({report.steps} steps): drawn views of its cards named right "
+        f"({took}): drawn views of its cards named right "
         f"{report.before:.3f} -> {report.after:.3f}; wrote {report.onnx} and {report.ncnn} "
         "(detect, run and check use them for this deck; delete them to go back)"
     )

@@ -12,6 +12,7 @@ camera does to a band. Only the deck's folder gets the result; the shipped model
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,8 @@ from companion.vision.backends import MODELS_DIR
 from companion.vision.band_embedding import MODEL_NAME, NCNN_DIR, to_input
 
 DEFAULT_STEPS: Final = 450
-"""Steps of QUERIES views (a count, not a time, so the same seed gives the same model)."""
+"""Steps of QUERIES views (a count, not a time, so the same seed gives the same model, unless
+MINUTES runs out first)."""
 LR: Final = 3e-4
 """A tenth of training's: a nudge from the shipped weights, not a new model."""
 QUERIES: Final = 96
@@ -44,6 +46,15 @@ SCENE_FRAMES: Final = 24
 cuts them at run time, are half of every step's views (0: drawn views only)."""
 SCENE_SEED: Final = 91_000
 """Scenes of the renderer's training split, away from every benchmark's seeds."""
+MINUTES: Final = 8.0
+"""A tune ends within about this much wall time: past PACE_STEPS steps it plans no more steps
+than the time left allows (the scenes, export and checks included), so a slow or busy machine
+gets fewer steps rather than a longer wait. 450 steps took 4.1-4.8 min on this 2-core machine
+in one session and 6.7-9.2 min in another."""
+PACE_STEPS: Final = 10
+"""Steps timed before the steps are planned against MINUTES."""
+FINISH_SECONDS: Final = 30.0
+"""Kept for the check after the steps and the ONNX and NCNN exports."""
 CHECK_VIEWS: Final = 448
 """Views of the deck, drawn with a fixed seed, scored before and after (4 per end)."""
 
@@ -51,6 +62,8 @@ CHECK_VIEWS: Final = 448
 @dataclass(frozen=True)
 class TuneReport:
     steps: int
+    asked: int
+    """Steps asked for; `steps` is fewer when MINUTES ran out."""
     before: float
     """Top-1 of the shipped embedding on CHECK_VIEWS drawn views of the deck's cards."""
     after: float
@@ -119,10 +132,13 @@ def tune_deck(
     on_step: Callable[[int, float], None] | None = None,
     scene_frames: int = SCENE_FRAMES,
     on_frame: Callable[[], None] | None = None,
+    minutes: float | None = MINUTES,
 ) -> TuneReport:
-    """Fine-tune the shipped embedding on `deck` for `steps` and write it to `out_dir`
-    (`bandnet.onnx`, and `bandnet_ncnn_model/` for the Pi), where the namer looks first.
-    `on_step(step, loss)` after every step."""
+    """Fine-tune the shipped embedding on `deck` for `steps` (fewer if `minutes` of wall time
+    would not hold them) and write it to `out_dir` (`bandnet.onnx`, and
+    `bandnet_ncnn_model/` for the Pi), where the namer looks first. `on_step(step, loss)`
+    after every step."""
+    t0 = time.perf_counter()
     torch.set_num_threads(2)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -136,9 +152,13 @@ def tune_deck(
     before = top1(net, bands)
     opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=1e-4)
     _train_mode(net)
-    for step in range(1, steps + 1):
+    planned = steps
+    step = 0
+    t_steps = time.perf_counter()
+    while step < planned:
+        step += 1
         for g in opt.param_groups:
-            g["lr"] = LR * 0.5 * (1 + math.cos(math.pi * (step - 1) / steps))
+            g["lr"] = LR * 0.5 * (1 + math.cos(math.pi * (step - 1) / planned))
         refs, views, labels = deck_batch(bands, rng, QUERIES, scenes)
         q = net(torch.from_numpy(to_input(views)))
         loss = F.cross_entropy(
@@ -150,8 +170,12 @@ def tune_deck(
         opt.step()
         if on_step is not None:
             on_step(step, loss.item())
+        if minutes is not None and step == PACE_STEPS:
+            now = time.perf_counter()
+            left = minutes * 60 - (now - t0) - FINISH_SECONDS
+            planned = min(steps, step + max(0, int(left / ((now - t_steps) / step))))
     after = top1(net, bands)
     onnx_path = out_dir / f"{MODEL_NAME}.onnx"
     export_onnx(net, onnx_path)
     ncnn = export_ncnn(onnx_path, out_dir / NCNN_DIR, net.scale().item())
-    return TuneReport(steps, before, after, onnx_path, ncnn)
+    return TuneReport(step, steps, before, after, onnx_path, ncnn)
