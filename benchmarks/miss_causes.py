@@ -6,10 +6,12 @@ reading gate at 0 so that what the gate hides shows. Each card that must be read
 read at the gate is put down to one cause:
 
 - `not boxed`: no finder box covers a band of it that shows (IoU >= 0.3 on the plane);
-- `boxed, not named`: boxed, but no reading lies on it (the namer rejected the band, or
-  a rule of the detector dropped the reading);
-- `right, under the gate`: read as itself, but too unsure to be announced;
-- `read as another`: the reading on it names another card (at the gate: a false reading too).
+- `namer rejected`: boxed, but the namer found no card of the deck there (or a rule of the
+  detector dropped the band unread);
+- `right, not announced`: read as itself, but too unsure to be announced (or dropped);
+- `read as another`: the reading on it, or the namer's reading of its box that the detector
+  then dropped (most often as a second reading of a card read surer elsewhere), names another
+  card.
 
     .venv/bin/python benchmarks/foreign_decks.py --backend ncnn --tune 450 --tune-scenes 24
     .venv/bin/python benchmarks/miss_causes.py ornate-1 foil-1 minimal-1 tarot-1
@@ -39,7 +41,7 @@ from companion.layout import RECTIFIED_PX_PER_MM  # noqa: E402
 from companion.vision.backends import MODELS_DIR, load_model  # noqa: E402
 from companion.vision.detector import MIN_CONFIDENCE, CardDetector, finder_name  # noqa: E402
 
-CAUSES = ("not boxed", "boxed, not named", "right, under the gate", "read as another")
+CAUSES = ("not boxed", "namer rejected", "right, not announced", "read as another")
 BOXED_IOU = 0.3
 ON_BAND_MM = 4.0
 """A reading's centre within this of a band's box lies on that band."""
@@ -60,6 +62,26 @@ class _Spy:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.model, name)
+
+
+class _NamerSpy:
+    """The namer, keeping the boxes and namings of its first call in a frame (the frame's
+    bands; a later call names turned cards)."""
+
+    def __init__(self, namer: Any) -> None:
+        self.namer = namer
+        self.boxes: list[Sequence[float]] = []
+        self.names: list[Any] = []
+        self.fresh = True
+
+    def name_boxes(self, image: Any, cal: Any, boxes: Any, **kw: Any) -> Any:
+        out = self.namer.name_boxes(image, cal, boxes, **kw)
+        if self.fresh:
+            self.boxes, self.names, self.fresh = list(boxes), list(out), False
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.namer, name)
 
 
 def _iou(a: Sequence[float], b: Sequence[float]) -> float:
@@ -83,6 +105,8 @@ def causes(
     deck = load_deck(deck_dir, lazy=True)
     spy = _Spy(load_model(backend, MODELS_DIR, name=finder_name(deck)))
     detector = CardDetector(spy, deck, 0.0)  # type: ignore[arg-type]
+    namer = _NamerSpy(detector.namer)
+    detector.namer = namer  # type: ignore[assignment]
     total: Counter = Counter()
     per_slice: Counter = Counter()
     must_all = 0
@@ -91,6 +115,7 @@ def causes(
         truth = json.loads(jpg.with_suffix(".json").read_text())
         image = cv2.imread(str(jpg))
         detector.forget()
+        namer.fresh, namer.boxes, namer.names = True, [], []
         cal, _ = still_calibration(image, None)
         reading = detector.detect(image, cal)
         must, _ = expected_cards(truth)
@@ -106,9 +131,14 @@ def causes(
             on = [
                 c for c in reading.cards if c.center_mm and any(_on(c.center_mm, b) for b in bands)
             ]
-            if any(c.card == card for c in on):
+            named = [
+                n
+                for fb, n in zip(namer.boxes, namer.names, strict=True)
+                if n is not None and any(_iou(fb, b) >= BOXED_IOU for b in bands)
+            ]
+            if any(c.card == card for c in on) or any(n.card == card for n in named):
                 cause = CAUSES[2]
-            elif on:
+            elif on or named:
                 cause = CAUSES[3]
             elif any(_iou(fb, b) >= BOXED_IOU for fb in boxes_mm for b in bands):
                 cause = CAUSES[1]

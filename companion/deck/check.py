@@ -517,7 +517,7 @@ def advise(
     folder of an enrolled deck that has no tuned comparison of its own yet."""
     out = []
     if untuned is not None:
-        out.append(f"tune it to your cards: companion deck tune {untuned} (about 5 minutes)")
+        out.append(f"tune it to your cards: companion deck tune {untuned} (5-8 minutes)")
     confused = _ingredients_confused(t, pairs)
     if confused and enrolled:
         out.append(f"re-enrol {' and '.join(confused)}: their bands look alike")

@@ -34,7 +34,7 @@ sees with these 56 faces. Colours are balanced on the cards' white; cards with n
 cards correct it. Run `companion deck check DIR` before playing: it lists the cards
 that look most alike and reads table scenes drawn with your faces (ready / usable / hard to
 tell apart). A deck of another design is not yet read as surely as the default deck (see the
-README). To make it surer, `companion deck tune DIR` (optional, about 5 minutes on a 2-core
+README). To make it surer, `companion deck tune DIR` (optional, 5-8 minutes on a 2-core
 CPU, needs torch) teaches the band comparison your own cards from these faces; detect, run
 and check use it for that deck from then on. If cards are listed as alike: tune the deck,
 retake those photos in even light, sharp; lay bowl cards with the full 16 mm step so each
