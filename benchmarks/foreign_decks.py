@@ -573,6 +573,20 @@ def _csv(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
+def add_tune_arguments(ap: argparse.ArgumentParser) -> None:
+    """--tune STEPS and --tune-scenes N: `companion deck tune` after each enrolment."""
+    ap.add_argument(
+        "--tune",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="run `companion deck tune DIR --steps STEPS` on each enrolled deck (0: not)",
+    )
+    ap.add_argument(
+        "--tune-scenes", type=int, metavar="N", help="deck tune's --scenes (default: its own)"
+    )
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     from companion.deck.designs import FAMILIES, HELD_OUT_FAMILIES
 
@@ -613,16 +627,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="detect's reading gate (default: detect's own); 0 shows what the gate hides",
     )
     ap.add_argument("--models", type=Path, help="strip finder folder for detect (default models/)")
-    ap.add_argument(
-        "--tune",
-        type=int,
-        default=0,
-        metavar="STEPS",
-        help="run `companion deck tune DIR --steps STEPS` on each enrolled deck (0: not)",
-    )
-    ap.add_argument(
-        "--tune-scenes", type=int, metavar="N", help="deck tune's --scenes (default: its own)"
-    )
+    add_tune_arguments(ap)
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "foreign-decks", help="cache")
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
     args = ap.parse_args(argv)

@@ -49,6 +49,7 @@ from benchmarks.foreign_decks import (  # noqa: E402
     DEFAULT,
     _companion,
     _env,
+    add_tune_arguments,
     enrol,
     fingerprint,
     load_design,
@@ -212,16 +213,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="the finder's backend (default demo's own: ONNX on x86, NCNN on the Pi's ARM)",
     )
     p.add_argument("--no-default", action="store_true", help="leave out the default deck row")
-    p.add_argument(
-        "--tune",
-        type=int,
-        default=0,
-        metavar="STEPS",
-        help="run `companion deck tune DIR --steps STEPS` on each enrolled deck (0: not)",
-    )
-    p.add_argument(
-        "--tune-scenes", type=int, metavar="N", help="deck tune's --scenes (default: its own)"
-    )
+    add_tune_arguments(p)
     p.add_argument("--jobs", type=int, default=2, help="games followed at once (2)")
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "held-out-games", help="cache")
     p.add_argument("--json", action="store_true", help="last line: one JSON object")
