@@ -66,7 +66,7 @@ def test_a_tuned_deck_reads_its_cards_better_and_is_used_from_then_on(tmp_path: 
 @pytest.mark.slow
 def test_a_tune_takes_fewer_steps_rather_than_more_time_than_it_is_given(tmp_path: Path):
     """`--minutes` bounds the wall time: on a machine too slow for the steps asked within it,
-    fewer are taken (planned after the first ten) and the tune says so; the deck still gets
+    fewer are taken (planned every ten steps) and the tune says so; the deck still gets
     its own comparison."""
     from companion.deck.deckdir import save_deck
     from companion.deck.designs import design_deck

@@ -105,7 +105,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=real(0, 600),
         default=None,
         help="wall time to end within (default 8; 0: none): on a slower machine fewer steps "
-        "are taken, planned after the first 10",
+        "are taken, planned every 10 at the pace of the last ones",
     )
     tu.add_argument(
         "--scenes",
