@@ -575,9 +575,11 @@ def _csv(text: str) -> list[str]:
 
 def add_tune_arguments(ap: argparse.ArgumentParser) -> None:
     """--tune STEPS and --tune-scenes N: `companion deck tune` after each enrolment."""
+    from companion.inputs import integer
+
     ap.add_argument(
         "--tune",
-        type=int,
+        type=integer(0, 20000),
         default=0,
         metavar="STEPS",
         help="run `companion deck tune DIR --steps STEPS` on each enrolled deck (0: not)",

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +36,6 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.eval_detector import expected_cards  # noqa: E402
 from companion.commands.detect import still_calibration  # noqa: E402
 from companion.deck.deckdir import load_deck  # noqa: E402
-from companion.layout import RECTIFIED_PX_PER_MM  # noqa: E402
 from companion.vision.backends import MODELS_DIR, load_model  # noqa: E402
 from companion.vision.detector import MIN_CONFIDENCE, CardDetector, finder_name  # noqa: E402
 
@@ -47,26 +45,10 @@ ON_BAND_MM = 4.0
 """A reading's centre within this of a band's box lies on that band."""
 
 
-class _Spy:
-    """The finder, keeping the boxes of its last search (rectified view px)."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.backend = getattr(model, "backend", None)
-        self.last = np.zeros((0, 4), np.float32)
-
-    def predict(self, view: np.ndarray) -> Any:
-        dets = self.model.predict(view)
-        self.last = np.asarray(dets.xyxy, np.float32).reshape(-1, 4)
-        return dets
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.model, name)
-
-
 class _NamerSpy:
-    """The namer, keeping the boxes and namings of its first call in a frame (the frame's
-    bands; a later call names turned cards)."""
+    """The namer, keeping the boxes and namings of its first call in a frame: every band the
+    finder boxed (the detector forgets the last frame, so all are named), in mm; a later call
+    names turned cards."""
 
     def __init__(self, namer: Any) -> None:
         self.namer = namer
@@ -103,8 +85,8 @@ def causes(
 ) -> tuple[Counter, Counter, int]:
     """(cause -> misses, (slice, cause) -> misses, cards that must be read)."""
     deck = load_deck(deck_dir, lazy=True)
-    spy = _Spy(load_model(backend, MODELS_DIR, name=finder_name(deck)))
-    detector = CardDetector(spy, deck, 0.0)  # type: ignore[arg-type]
+    model = load_model(backend, MODELS_DIR, name=finder_name(deck))
+    detector = CardDetector(model, deck, 0.0)  # type: ignore[arg-type]
     namer = _NamerSpy(detector.namer)
     detector.namer = namer  # type: ignore[assignment]
     total: Counter = Counter()
@@ -121,7 +103,6 @@ def causes(
         must, _ = expected_cards(truth)
         must_all += len(must)
         announced = {c.card for c in reading.cards if c.confidence >= MIN_CONFIDENCE}
-        boxes_mm = [tuple(float(v) / RECTIFIED_PX_PER_MM for v in b) for b in spy.last]
         slice_ = jpg.parent.name.split("-")[0]
         for card in sorted(set(must) - announced):
             truth_card = next(c for c in truth["cards"] if c["card"] == card)
@@ -140,7 +121,7 @@ def causes(
                 cause = CAUSES[2]
             elif on or named:
                 cause = CAUSES[3]
-            elif any(_iou(fb, b) >= BOXED_IOU for fb in boxes_mm for b in bands):
+            elif any(_iou(fb, b) >= BOXED_IOU for fb in namer.boxes for b in bands):
                 cause = CAUSES[1]
             else:
                 cause = CAUSES[0]
