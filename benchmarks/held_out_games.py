@@ -24,6 +24,8 @@ one of them: a scanned pile that differs from the bowl seen served).
     .venv/bin/python benchmarks/held_out_games.py --backend ncnn   # 4 designs + default, 4 set-ups
     .venv/bin/python benchmarks/held_out_games.py --families foil --setups bump --fps 15
     .venv/bin/python benchmarks/held_out_games.py --json           # last line: JSON
+    .venv/bin/python benchmarks/held_out_games.py --decks runs/foreign-decks/decks --no-default
+        # the decks foreign_decks.py enrolled (and, with its --tune, tuned), not enrolled again
 
 Same arguments, same games and same figures (times aside).
 """
@@ -214,10 +216,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--no-default", action="store_true", help="leave out the default deck row")
     add_tune_arguments(p)
+    p.add_argument(
+        "--decks",
+        type=Path,
+        help="read each design with its folder here, as enrolled (and tuned) already, e.g. by "
+        "foreign_decks.py (runs/foreign-decks/decks), instead of enrolling it again",
+    )
     p.add_argument("--jobs", type=int, default=2, help="games followed at once (2)")
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "held-out-games", help="cache")
     p.add_argument("--json", action="store_true", help="last line: one JSON object")
     args = p.parse_args(argv)
+    if args.decks is not None and args.tune:
+        p.error("--decks reads the folders as they are: tune them there, not with --tune")
     bad = [s for s in args.setups.split(",") if s not in SETUPS]
     if bad:
         p.error(f"unknown set-up {bad[0]!r}: choose from {', '.join(SETUPS)}")
@@ -239,6 +249,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     decks: dict[str, Path | None] = {DEFAULT: None}
     for name in names:
         if name == DEFAULT:
+            continue
+        if args.decks is not None:
+            folder = args.decks / name
+            if not (folder / "deck.json").exists():
+                raise SystemExit(f"error: no enrolled deck {name} under {args.decks}")
+            decks[name] = folder
             continue
         print(f"enrolling {name} ...", file=sys.stderr, flush=True)
         enrolment, folder = enrol(load_design(name), name, args.out)

@@ -13,6 +13,10 @@ read at the gate is put down to one cause:
   then dropped (most often as a second reading of a card read surer elsewhere), names another
   card.
 
+Each miss is also told by whether its index shows as a person at the table sees it
+(`index_shown.py`, as `foreign_decks.py`'s "idx shows" recall), and a misreading by whether it
+was announced (a false reading at the gate) or read too unsure to be.
+
     .venv/bin/python benchmarks/foreign_decks.py --backend ncnn --tune 450 --tune-scenes 24
     .venv/bin/python benchmarks/miss_causes.py ornate-1 foil-1 minimal-1 tarot-1
 """
@@ -34,12 +38,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.eval_detector import expected_cards  # noqa: E402
+from benchmarks.foreign_decks import load_design  # noqa: E402
+from benchmarks.index_shown import cards_shown, index_masks  # noqa: E402
 from companion.commands.detect import still_calibration  # noqa: E402
 from companion.deck.deckdir import load_deck  # noqa: E402
 from companion.vision.backends import MODELS_DIR, load_model  # noqa: E402
 from companion.vision.detector import MIN_CONFIDENCE, CardDetector, finder_name  # noqa: E402
 
 CAUSES = ("not boxed", "namer rejected", "right, not announced", "read as another")
+ANNOUNCED = "of them, announced"
+RUNNER_UP = "of them, runner-up right"
+HIDDEN = "of all, index hidden"
+MUST = "must read"
+MUST_HIDDEN = "must read, index hidden"
+COLUMNS = (*CAUSES, ANNOUNCED, RUNNER_UP, HIDDEN)
 BOXED_IOU = 0.3
 ON_BAND_MM = 4.0
 """A reading's centre within this of a band's box lies on that band."""
@@ -82,9 +94,11 @@ def _on(centre: tuple[float, float], box: Sequence[float]) -> bool:
 
 def causes(
     deck_dir: Path, frames: Path, backend: str, limit: int | None = None
-) -> tuple[Counter, Counter, int]:
-    """(cause -> misses, (slice, cause) -> misses, cards that must be read)."""
+) -> tuple[Counter, Counter, int, Counter]:
+    """(cause -> misses, (slice, cause) -> misses, cards that must be read, (card, read as)
+    -> misreadings)."""
     deck = load_deck(deck_dir, lazy=True)
+    masks = index_masks(load_design(deck_dir.name).faces)
     model = load_model(backend, MODELS_DIR, name=finder_name(deck))
     detector = CardDetector(model, deck, 0.0)  # type: ignore[arg-type]
     namer = _NamerSpy(detector.namer)
@@ -92,18 +106,23 @@ def causes(
     total: Counter = Counter()
     per_slice: Counter = Counter()
     must_all = 0
+    misread: Counter = Counter()
+    runner_up_right: Counter = Counter()
     jpgs = [j for part in sorted(frames.iterdir()) for j in sorted(part.glob("*.jpg"))[:limit]]
     for jpg in tqdm(jpgs, desc=deck.name, unit="frame"):
         truth = json.loads(jpg.with_suffix(".json").read_text())
         image = cv2.imread(str(jpg))
         detector.forget()
         namer.fresh, namer.boxes, namer.names = True, [], []
+        slice_ = jpg.parent.name.split("-")[0]
         cal, _ = still_calibration(image, None)
         reading = detector.detect(image, cal)
         must, _ = expected_cards(truth)
         must_all += len(must)
+        per_slice[(slice_, MUST)] += len(must)
+        shown = cards_shown(truth, masks)
+        per_slice[(slice_, MUST_HIDDEN)] += len(set(must) - shown)
         announced = {c.card for c in reading.cards if c.confidence >= MIN_CONFIDENCE}
-        slice_ = jpg.parent.name.split("-")[0]
         for card in sorted(set(must) - announced):
             truth_card = next(c for c in truth["cards"] if c["card"] == card)
             bands = [
@@ -121,13 +140,29 @@ def causes(
                 cause = CAUSES[2]
             elif on or named:
                 cause = CAUSES[3]
+                wrong = on[0].naming if on else named[0]
+                misread[(card, wrong.card)] += 1
+                per_slice[(slice_, ANNOUNCED)] += bool(on) and on[0].confidence >= MIN_CONFIDENCE
+                runner_up_right[slice_] += wrong.runner_up == card
             elif any(_iou(fb, b) >= BOXED_IOU for fb in namer.boxes for b in bands):
                 cause = CAUSES[1]
             else:
                 cause = CAUSES[0]
             total[cause] += 1
             per_slice[(slice_, cause)] += 1
-    return total, per_slice, must_all
+            per_slice[(slice_, HIDDEN)] += card not in shown
+    for slice_, n in runner_up_right.items():
+        per_slice[(slice_, RUNNER_UP)] = n
+    return total, per_slice, must_all, misread
+
+
+def _wrong_part(pairs: Counter) -> str:
+    """How many misreadings got the ingredient wrong, the value wrong, or both."""
+    parts: Counter = Counter()
+    for (card, read), n in pairs.items():
+        (ci, cv), (ri, rv) = card.rsplit("-", 1), read.rsplit("-", 1)
+        parts["ingredient" if cv == rv else "value" if ci == ri else "both"] += n
+    return ", ".join(f"{parts[k]} {k}" for k in ("ingredient", "value", "both"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -144,13 +179,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SystemExit(f"error: no enrolled deck or frames for {name} under {args.out}")
         rows.append((name, *causes(folder, frames, args.backend, args.frames)))
     print(f"\nmisses at the gate {MIN_CONFIDENCE} by cause (plain / hard)")
-    print(f"{'deck':<12}" + "".join(f"{c:>24}" for c in CAUSES))
-    for name, _, per_slice, _ in rows:
-        cells = [f"{per_slice[('plain', c)]} / {per_slice[('hard', c)]}" for c in CAUSES]
-        print(f"{name:<12}" + "".join(f"{c:>24}" for c in cells))
+    print(f"{'deck':<12}" + "".join(f"{c:>26}" for c in COLUMNS))
+    for name, _, per_slice, _, _ in rows:
+        cells = [f"{per_slice[('plain', c)]} / {per_slice[('hard', c)]}" for c in COLUMNS]
+        print(f"{name:<12}" + "".join(f"{c:>26}" for c in cells))
     every: Counter = sum((r[2] for r in rows), Counter())
-    cells = [f"{every[('plain', c)]} / {every[('hard', c)]}" for c in CAUSES]
-    print(f"{'all':<12}" + "".join(f"{c:>24}" for c in cells))
+    cells = [f"{every[('plain', c)]} / {every[('hard', c)]}" for c in COLUMNS]
+    print(f"{'all':<12}" + "".join(f"{c:>26}" for c in cells))
+    print("\nrecall of every card to read, and of those whose index shows")
+    for slice_ in ("plain", "hard"):
+        must, hidden = every[(slice_, MUST)], every[(slice_, MUST_HIDDEN)]
+        missed = sum(every[(slice_, c)] for c in CAUSES)
+        missed_shown = missed - every[(slice_, HIDDEN)]
+        print(
+            f"{slice_:<6} {must} cards, {missed} missed (recall {1 - missed / max(1, must):.4f});"
+            f" index shown: {must - hidden} cards, {missed_shown} missed"
+            f" (recall {1 - missed_shown / max(1, must - hidden):.4f})"
+        )
+    print("\nread as another: which part was wrong, and the most frequent misreadings")
+    for name, _, _, _, pairs in rows:
+        top = ", ".join(f"{c} as {r} x{n}" for (c, r), n in pairs.most_common(6))
+        print(f"{name:<12}{_wrong_part(pairs)}: {top}")
     return 0
 
 

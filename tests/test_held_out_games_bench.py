@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from benchmarks.held_out_games import SETUPS, match_served, parse_args
@@ -35,3 +37,12 @@ def test_arguments(capsys: pytest.CaptureFixture[str]) -> None:
         parse_args(["--tune", "-1"])
     err = capsys.readouterr().err
     assert "argument --tune: must be a whole number from 0 to 20000, got '-1'" in err
+
+
+def test_enrolled_decks_are_read_as_they_are_never_tuned_again(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert parse_args(["--decks", str(tmp_path)]).decks == tmp_path
+    with pytest.raises(SystemExit):
+        parse_args(["--decks", str(tmp_path), "--tune", "450"])
+    assert "--decks reads the folders as they are" in capsys.readouterr().err
