@@ -50,6 +50,8 @@ ANNOUNCED = "of them, announced"
 RUNNER_UP = "of them, runner-up right"
 HIDDEN = "of all, index hidden"
 MUST = "must read"
+ANNOUNCED_ALL = "announced readings"
+ELSEWHERE = "announced, not on a band of the card named"
 MUST_HIDDEN = "must read, index hidden"
 COLUMNS = (*CAUSES, ANNOUNCED, RUNNER_UP, HIDDEN)
 BOXED_IOU = 0.3
@@ -92,6 +94,23 @@ def _on(centre: tuple[float, float], box: Sequence[float]) -> bool:
     return box[0] - m <= x <= box[2] + m and box[1] - m <= y <= box[3] + m
 
 
+def _on_its_card(reading: Any, truth: dict) -> bool:
+    """Whether a reading lies on a band of the card it names (on the whole band, hidden part
+    included: a band half hidden is read at its whole band's centre)."""
+    for c in truth["cards"]:
+        if c["card"] == reading.card and reading.center_mm:
+            return any(
+                s["visible_fraction"] > 0 and _on(reading.center_mm, _bbox(s["polygon_mm"]))
+                for s in c["strips"]
+            )
+    return False
+
+
+def _bbox(points: Sequence[Sequence[float]]) -> tuple[float, float, float, float]:
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
 def causes(
     deck_dir: Path, frames: Path, backend: str, limit: int | None = None
 ) -> tuple[Counter, Counter, int, Counter]:
@@ -123,6 +142,10 @@ def causes(
         shown = cards_shown(truth, masks)
         per_slice[(slice_, MUST_HIDDEN)] += len(set(must) - shown)
         announced = {c.card for c in reading.cards if c.confidence >= MIN_CONFIDENCE}
+        for c in reading.cards:
+            if c.confidence >= MIN_CONFIDENCE:
+                per_slice[(slice_, ANNOUNCED_ALL)] += 1
+                per_slice[(slice_, ELSEWHERE)] += not _on_its_card(c, truth)
         for card in sorted(set(must) - announced):
             truth_card = next(c for c in truth["cards"] if c["card"] == card)
             bands = [
@@ -196,6 +219,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" index shown: {must - hidden} cards, {missed_shown} missed"
             f" (recall {1 - missed_shown / max(1, must - hidden):.4f})"
         )
+    print(
+        "\nannounced readings not on a band of the card they name (a false reading, or a card"
+        " read at another's place; scored by id alone, as foreign_decks.py does, the second"
+        " counts as right when the card named is in view elsewhere)"
+    )
+    for slice_ in ("plain", "hard"):
+        n, off = every[(slice_, ANNOUNCED_ALL)], every[(slice_, ELSEWHERE)]
+        print(f"{slice_:<6} {off} of {n} (precision by place {1 - off / max(1, n):.4f})")
     print("\nread as another: which part was wrong, and the most frequent misreadings")
     for name, _, _, _, pairs in rows:
         top = ", ".join(f"{c} as {r} x{n}" for (c, r), n in pairs.most_common(6))

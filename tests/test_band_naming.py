@@ -659,20 +659,27 @@ def test_a_band_whose_bright_colour_the_camera_clipped_keeps_its_colour():
 
 
 def test_a_decks_own_tuned_comparison_overrules_a_doubtful_hand_made_reading_only():
-    """A tuned deck's comparison, sure of a card, names a band the hand-made reading doubts;
-    it never overrules a sure hand-made reading, nor does the shipped comparison (never shown
-    the deck) overrule anything: it only confirms."""
+    """A tuned deck's comparison, sure of a card of the same ingredient or value, names a band
+    the hand-made reading doubts; it never overrules a sure hand-made reading nor one it shares
+    nothing with (a band half covered: ajitama-3 against chashu-2), nor does the shipped
+    comparison (never shown the deck) overrule anything: it only confirms."""
+    from companion.cards import CARD_IDS
     from companion.vision.band_naming import HAND_DOUBT, TUNED_WINS, _fuse
 
-    doubtful, sure = (3, 4, 0.5), (3, 4, HAND_DOUBT)
-    learned = (10, 3, 0.95)
-    assert learned[2] >= TUNED_WINS
-    card, runner, p = _fuse(doubtful, learned, overrule=True)
-    assert (card, runner) == (10, 3)
-    assert p == pytest.approx(0.95 * 0.5)  # the learned card right and the hand's wrong
-    assert _fuse(sure, learned, overrule=True) == sure
-    assert _fuse(doubtful, learned, overrule=False) == doubtful
-    assert _fuse(doubtful, (10, 3, TUNED_WINS - 0.01), overrule=True) == doubtful
+    ajitama_3, ajitama_6, chashu_2, chashu_3 = (
+        CARD_IDS.index(c) for c in ("ajitama-3", "ajitama-6", "chashu-2", "chashu-3")
+    )
+    doubtful, sure = (ajitama_3, 4, 0.5), (ajitama_3, 4, HAND_DOUBT)
+    for other in (ajitama_6, chashu_3):  # another value, another ingredient
+        learned = (other, 3, 0.95)
+        assert learned[2] >= TUNED_WINS
+        card, runner, p = _fuse(doubtful, learned, overrule=True)
+        assert (card, runner) == (other, ajitama_3)
+        assert p == pytest.approx(0.95 * 0.5)  # the learned card right and the hand's wrong
+        assert _fuse(sure, learned, overrule=True) == sure
+        assert _fuse(doubtful, learned, overrule=False) == doubtful
+        assert _fuse(doubtful, (other, 3, TUNED_WINS - 0.01), overrule=True) == doubtful
+    assert _fuse(doubtful, (chashu_2, 3, 0.99), overrule=True) == doubtful
     # agreeing readings confirm each other either way
     for overrule in (False, True):
         card, _, p = _fuse(doubtful, (3, 9, 0.6), overrule=overrule)
