@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from benchmarks.foreign_decks import SliceScore, _row, parse_args, score_frame
 from benchmarks.index_shown import cards_shown, index_masks, shown_share
@@ -139,3 +142,18 @@ def test_recall_in_sharp_frames_is_counted_beside_recall() -> None:
     unsaid = SliceScore("x", "plain")  # truth without the light's blur
     score_frame({"cards": sharp["cards"]}, [_read("nori-1", 0)], unsaid)
     assert unsaid.recall_sharp is None and "n/a" in _row(unsaid, None)
+
+
+def test_cached_decks_refuses_a_deck_the_cache_does_not_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmarks.cached_decks import main
+
+    (tmp_path / "decks" / "ornate-1").mkdir(parents=True)
+    (tmp_path / "decks" / "ornate-1" / "deck.json").write_text("{}")
+    with pytest.raises(SystemExit):
+        main(["ornate-1", "--out", str(tmp_path)])
+    assert "no cached frames of ornate-1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["foil-2", "--out", str(tmp_path)])
+    assert "no enrolled deck foil-2" in capsys.readouterr().err
