@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,24 +24,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.foreign_decks import SliceScore, score_frame  # noqa: E402
+from benchmarks.foreign_decks import SliceScore, detect, score_frame  # noqa: E402
+from companion.vision.backends import BACKENDS  # noqa: E402
 
 
 def score_deck(out: Path, name: str, backend: str) -> list[SliceScore]:
-    """Each cached slice of one deck, read by `companion detect --deck` of this checkout."""
+    """Each cached slice of one deck, read by `companion detect --deck` (`foreign_decks.detect`;
+    another checkout's with PYTHONPATH set to it)."""
     scores = []
     for part in sorted((out / "frames" / name).iterdir()):
         paths = sorted(part.glob("*.jpg"))
-        cmd = [sys.executable, "-m", "companion", "detect", "--json", "--backend", backend]
-        cmd += ["--deck", str(out / "decks" / name), *map(str, paths)]
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-        if proc.returncode not in (0, 1):
-            raise SystemExit(f"error: detect failed on {part}: {proc.stderr.strip()[-300:]}")
-        found = {}
-        for line in proc.stdout.splitlines():
-            reading = json.loads(line)
-            found[reading["image"]] = reading["cards"]
+        found, *_ = detect(paths, out / "decks" / name, backend, f"{name} {part.name}")
         score = SliceScore(name, part.name.split("-")[0])
         for jpg in paths:
             truth = json.loads(jpg.with_suffix(".json").read_text())
@@ -62,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("decks", nargs="+", help="deck names under OUT/decks, e.g. ornate-1")
-    ap.add_argument("--backend", default="ncnn", choices=("ncnn", "onnx", "torch"))
+    ap.add_argument("--backend", default="ncnn", choices=BACKENDS)
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "foreign-decks", help="the cache")
     args = ap.parse_args(argv)
     for name in args.decks:
@@ -70,7 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error(f"no enrolled deck {name} under {args.out / 'decks'}")
         if not (args.out / "frames" / name).is_dir():
             ap.error(f"no cached frames of {name} under {args.out / 'frames'}")
-    scores = [s for name in args.decks for s in score_deck(args.out, name, args.backend)]
+    try:
+        scores = [s for name in args.decks for s in score_deck(args.out, name, args.backend)]
+    except RuntimeError as e:  # detect failed: its own words, one line
+        raise SystemExit(f"error: {e}") from None
     for slice_ in ("plain", "hard"):
         rows = [s for s in scores if s.slice == slice_]
         if rows:

@@ -38,8 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.eval_detector import expected_cards  # noqa: E402
-from benchmarks.foreign_decks import load_design  # noqa: E402
+from benchmarks.foreign_decks import _bbox, _iou, load_design  # noqa: E402
 from benchmarks.index_shown import cards_shown, index_masks  # noqa: E402
+from companion.cards import parse_card  # noqa: E402
 from companion.commands.detect import still_calibration  # noqa: E402
 from companion.deck.deckdir import load_deck  # noqa: E402
 from companion.vision.backends import MODELS_DIR, load_model  # noqa: E402
@@ -80,14 +81,6 @@ class _NamerSpy:
         return getattr(self.namer, name)
 
 
-def _iou(a: Sequence[float], b: Sequence[float]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def _on(centre: tuple[float, float], box: Sequence[float]) -> bool:
     x, y = centre
     m = ON_BAND_MM
@@ -106,27 +99,19 @@ def _on_its_card(reading: Any, truth: dict) -> bool:
     return False
 
 
-def _bbox(points: Sequence[Sequence[float]]) -> tuple[float, float, float, float]:
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return min(xs), min(ys), max(xs), max(ys)
-
-
 def causes(
     deck_dir: Path, frames: Path, backend: str, limit: int | None = None
-) -> tuple[Counter, Counter, int, Counter]:
-    """(cause -> misses, (slice, cause) -> misses, cards that must be read, (card, read as)
-    -> misreadings)."""
+) -> tuple[Counter, Counter]:
+    """((slice, column) -> count: misses by cause and the other COLUMNS, cards to read, ...;
+    (card, read as) -> misreadings)."""
     deck = load_deck(deck_dir, lazy=True)
     masks = index_masks(load_design(deck_dir.name).faces)
     model = load_model(backend, MODELS_DIR, name=finder_name(deck))
     detector = CardDetector(model, deck, 0.0)  # type: ignore[arg-type]
     namer = _NamerSpy(detector.namer)
     detector.namer = namer  # type: ignore[assignment]
-    total: Counter = Counter()
     per_slice: Counter = Counter()
-    must_all = 0
     misread: Counter = Counter()
-    runner_up_right: Counter = Counter()
     jpgs = [j for part in sorted(frames.iterdir()) for j in sorted(part.glob("*.jpg"))[:limit]]
     for jpg in tqdm(jpgs, desc=deck.name, unit="frame"):
         truth = json.loads(jpg.with_suffix(".json").read_text())
@@ -137,7 +122,6 @@ def causes(
         cal, _ = still_calibration(image, None)
         reading = detector.detect(image, cal)
         must, _ = expected_cards(truth)
-        must_all += len(must)
         per_slice[(slice_, MUST)] += len(must)
         shown = cards_shown(truth, masks)
         per_slice[(slice_, MUST_HIDDEN)] += len(set(must) - shown)
@@ -166,25 +150,23 @@ def causes(
                 wrong = on[0].naming if on else named[0]
                 misread[(card, wrong.card)] += 1
                 per_slice[(slice_, ANNOUNCED)] += bool(on) and on[0].confidence >= MIN_CONFIDENCE
-                runner_up_right[slice_] += wrong.runner_up == card
+                per_slice[(slice_, RUNNER_UP)] += wrong.runner_up == card
             elif any(_iou(fb, b) >= BOXED_IOU for fb in namer.boxes for b in bands):
                 cause = CAUSES[1]
             else:
                 cause = CAUSES[0]
-            total[cause] += 1
             per_slice[(slice_, cause)] += 1
             per_slice[(slice_, HIDDEN)] += card not in shown
-    for slice_, n in runner_up_right.items():
-        per_slice[(slice_, RUNNER_UP)] = n
-    return total, per_slice, must_all, misread
+    return per_slice, misread
 
 
 def _wrong_part(pairs: Counter) -> str:
     """How many misreadings got the ingredient wrong, the value wrong, or both."""
     parts: Counter = Counter()
     for (card, read), n in pairs.items():
-        (ci, cv), (ri, rv) = card.rsplit("-", 1), read.rsplit("-", 1)
-        parts["ingredient" if cv == rv else "value" if ci == ri else "both"] += n
+        a, b = parse_card(card), parse_card(read)
+        same_value, same_ingredient = a.value == b.value, a.ingredient == b.ingredient
+        parts["ingredient" if same_value else "value" if same_ingredient else "both"] += n
     return ", ".join(f"{parts[k]} {k}" for k in ("ingredient", "value", "both"))
 
 
@@ -203,10 +185,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append((name, *causes(folder, frames, args.backend, args.frames)))
     print(f"\nmisses at the gate {MIN_CONFIDENCE} by cause (plain / hard)")
     print(f"{'deck':<12}" + "".join(f"{c:>26}" for c in COLUMNS))
-    for name, _, per_slice, _, _ in rows:
+    for name, per_slice, _ in rows:
         cells = [f"{per_slice[('plain', c)]} / {per_slice[('hard', c)]}" for c in COLUMNS]
         print(f"{name:<12}" + "".join(f"{c:>26}" for c in cells))
-    every: Counter = sum((r[2] for r in rows), Counter())
+    every: Counter = sum((r[1] for r in rows), Counter())
     cells = [f"{every[('plain', c)]} / {every[('hard', c)]}" for c in COLUMNS]
     print(f"{'all':<12}" + "".join(f"{c:>26}" for c in cells))
     print("\nrecall of every card to read, and of those whose index shows")
@@ -228,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         n, off = every[(slice_, ANNOUNCED_ALL)], every[(slice_, ELSEWHERE)]
         print(f"{slice_:<6} {off} of {n} (precision by place {1 - off / max(1, n):.4f})")
     print("\nread as another: which part was wrong, and the most frequent misreadings")
-    for name, _, _, _, pairs in rows:
+    for name, _, pairs in rows:
         top = ", ".join(f"{c} as {r} x{n}" for (c, r), n in pairs.most_common(6))
         print(f"{name:<12}{_wrong_part(pairs)}: {top}")
     return 0
