@@ -682,5 +682,5 @@ def test_a_decks_own_tuned_comparison_overrules_a_doubtful_hand_made_reading_onl
     assert _fuse(doubtful, (chashu_2, 3, 0.99), overrule=True) == doubtful
     # agreeing readings confirm each other either way
     for overrule in (False, True):
-        card, _, p = _fuse(doubtful, (3, 9, 0.6), overrule=overrule)
-        assert card == 3 and p == pytest.approx(0.8)
+        card, _, p = _fuse(doubtful, (ajitama_3, 9, 0.6), overrule=overrule)
+        assert card == ajitama_3 and p == pytest.approx(0.8)
