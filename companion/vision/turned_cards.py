@@ -367,14 +367,18 @@ def edge_across(
     return across
 
 
-def turned_calibration(cal: TableCalibration, pose: CardPose) -> TableCalibration:
+def turned_calibration(
+    cal: TableCalibration, pose: CardPose, at_mm: tuple[float, float] | None = None
+) -> TableCalibration:
     """`cal` turned about the card's centre so that the card lies upright in it (its centre
-    where it is): the namers, which read bands along the plane's axes, see it straight."""
+    where it is, or moved to `at_mm`): the namers, which read bands along the plane's axes, see
+    it straight."""
     rot = pose.rotation
     c = np.asarray(pose.center_mm, np.float64)
+    at = c if at_mm is None else np.asarray(at_mm, np.float64)
     plane_from_upright = np.eye(3)
     plane_from_upright[:2, :2] = rot
-    plane_from_upright[:2, 2] = c - rot @ c
+    plane_from_upright[:2, 2] = c - rot @ at
     return replace(cal, image_from_plane=cal.image_from_plane @ plane_from_upright)
 
 
@@ -385,9 +389,11 @@ def band_boxes(pose: CardPose) -> tuple[tuple[float, float, float, float], ...]:
     return (cx - hw, cy - hh, cx + hw, cy - hh + band), (cx - hw, cy + hh - band, cx + hw, cy + hh)
 
 
-def on_plane(naming: Naming, pose: CardPose) -> Naming:
-    """A naming read in the pose's turned calibration, placed back on the table plane."""
-    local = np.asarray(naming.center_mm, np.float64) - np.asarray(pose.center_mm)
+def on_plane(naming: Naming, pose: CardPose, at_mm: tuple[float, float] | None = None) -> Naming:
+    """A naming read in the pose's turned calibration (`turned_calibration`, the same
+    `at_mm`), placed back on the table plane."""
+    at = pose.center_mm if at_mm is None else at_mm
+    local = np.asarray(naming.center_mm, np.float64) - np.asarray(at)
     x, y = pose.to_plane(local[None])[0]
     return replace(
         naming, center_mm=(float(x), float(y)), angle_deg=naming.angle_deg + pose.angle_deg
