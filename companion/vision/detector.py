@@ -524,7 +524,15 @@ class CardDetector:
             ):
                 self._fans = [r for turn in FAN_TURNS_DEG for r in self._fan_pass(image, cal, turn)]
                 self._fan_view = (cal, seen.copy())
-        elif change is not None:
+        elif (
+            change is not None
+            and change[0] < x1
+            and change[2] > x0
+            and change[1] < y1
+            and change[3] > y0
+        ):
+            # searched only around a change that reaches the scan area: what it read there
+            # goes, and the next whole search looks again
             cx0, cy0, cx1, cy1 = (v / ppm for v in change)
             self._fans = [
                 r
