@@ -44,6 +44,7 @@ from companion.vision.turned_cards import (
     MIN_TURN_DEG,
     CardPose,
     band_boxes,
+    from_turned,
     on_plane,
     turned_calibration,
     turned_cards,
@@ -524,13 +525,7 @@ class CardDetector:
             ):
                 self._fans = [r for turn in FAN_TURNS_DEG for r in self._fan_pass(image, cal, turn)]
                 self._fan_view = (cal, seen.copy())
-        elif (
-            change is not None
-            and change[0] < x1
-            and change[2] > x0
-            and change[1] < y1
-            and change[3] > y0
-        ):
+        elif change is not None and _touches(np.array([change]), (x0, y0, x1, y1))[0]:
             # searched only around a change that reaches the scan area: what it read there
             # goes, and the next whole search looks again
             cx0, cy0, cx1, cy1 = (v / ppm for v in change)
@@ -561,9 +556,8 @@ class CardDetector:
         keep: list[tuple[tuple[float, float, float, float], float]] = []
         for xyxy, conf in zip(dets.xyxy, dets.confidence, strict=True):
             box = _box_mm(xyxy, ppm)
-            mid = np.array([[(box[0] + box[2]) / 2 - at[0], (box[1] + box[3]) / 2 - at[1]]])
-            x, y = pose.to_plane(mid)[0]
-            if conf >= BOX_SURE and scan.contains(float(x), float(y)):
+            mid = from_turned(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), pose, at)
+            if conf >= BOX_SURE and scan.contains(*mid):
                 keep.append((box, float(conf)))
         if not keep:
             return []

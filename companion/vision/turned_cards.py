@@ -389,12 +389,22 @@ def band_boxes(pose: CardPose) -> tuple[tuple[float, float, float, float], ...]:
     return (cx - hw, cy - hh, cx + hw, cy - hh + band), (cx - hw, cy + hh - band, cx + hw, cy + hh)
 
 
+def from_turned(
+    point_mm: tuple[float, float], pose: CardPose, at_mm: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """A point of the pose's turned calibration (`turned_calibration`, the same `at_mm`) on
+    the table plane."""
+    at = pose.center_mm if at_mm is None else at_mm
+    local = np.asarray(point_mm, np.float64) - np.asarray(at)
+    x, y = pose.to_plane(local[None])[0]
+    return float(x), float(y)
+
+
 def on_plane(naming: Naming, pose: CardPose, at_mm: tuple[float, float] | None = None) -> Naming:
     """A naming read in the pose's turned calibration (`turned_calibration`, the same
     `at_mm`), placed back on the table plane."""
-    at = pose.center_mm if at_mm is None else at_mm
-    local = np.asarray(naming.center_mm, np.float64) - np.asarray(at)
-    x, y = pose.to_plane(local[None])[0]
     return replace(
-        naming, center_mm=(float(x), float(y)), angle_deg=naming.angle_deg + pose.angle_deg
+        naming,
+        center_mm=from_turned(naming.center_mm, pose, at_mm),
+        angle_deg=naming.angle_deg + pose.angle_deg,
     )
