@@ -294,6 +294,21 @@ def namer_for(
     return BandNamer(deck, backend=backend)
 
 
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """What the finder found in a frame and how it searched."""
+
+    dets: Detections
+    share: float
+    """Share of the view searched."""
+    whole: bool
+    """The whole view was searched (else only around a change)."""
+    changed: tuple[int, int, int, int] | None
+    """The part of the view that changed since the last frame read from here (view px)."""
+    same_view: bool
+    """The last frame read saw the table from here."""
+
+
 def nominal_calibration(image: np.ndarray) -> TableCalibration:
     """No markers: assume the kit's default camera (centred, looking down, default height)."""
     h, w = image.shape[:2]
@@ -385,11 +400,48 @@ class CardDetector:
             cal = nominal_calibration(image)
         calibrated = cal.regions_known
         view = rectify(image, cal)
+        search = self._search(view, cal)
+        if isinstance(search, FrameReading):
+            return search
+        dets = search.dets
+        boxes = [_box_mm(x, layout.RECTIFIED_PX_PER_MM) for x in dets.xyxy]
+        namings, named = self._name_strips(image, cal, view, dets, boxes)
+        # the two ends of a card are joined after the memory took the namings as read (joined
+        # again at every frame, two agreeing ends would grow surer and surer)
+        box_conf, namings = self._faint_boxes(dets.confidence, namings)
+        readings, doubtful = self._band_readings(image, cal, boxes, box_conf, namings)
+        for fan in self._fan_readings(
+            image, cal, view, search.whole, search.changed, boxes, box_conf
+        ):
+            (readings if fan.confidence >= self.min_confidence else doubtful).append(fan)
+        turned = self._turned_readings(image, cal, view, search.same_view, search.changed)
+        readings = self._with_turned(readings, turned)
+        cards, duplicates = resolve_duplicates(readings)
+        sure = {c.card for c in cards}
+        unsure, _ = resolve_duplicates([r for r in doubtful if r.card not in sure])
+        reading = FrameReading(
+            tuple(cards),
+            calibrated,
+            tuple(duplicates),
+            len(dets),
+            named,
+            True,
+            search.share,
+            tuple(sorted(unsure, key=lambda r: -r.confidence)),
+        )
+        if self.reuse_names and calibrated:
+            self._last = (cal, view, reading, dets)
+        return reading
+
+    def _search(self, view: np.ndarray, cal: TableCalibration) -> _Search | FrameReading:
+        """The finder's boxes for this view: the last reading as it was when nothing changed
+        since the finder last ran on the whole view, else a search around what changed (when
+        the model takes any input size), else of the whole view."""
         dets: Detections | None = None
         share = 1.0
         same_view = False  # the last frame read saw the table from here...
         changed: tuple[int, int, int, int] | None = None  # ... and this part of it changed
-        if self.reuse_names and self._last is not None and calibrated:
+        if self.reuse_names and self._last is not None and cal.regions_known:
             last_cal, last_view, last, last_dets = self._last
             if last_cal is cal or not cal.moved_from(last_cal, SAME_VIEW_PX):  # same view
                 change = changed = changed_box(last_view, view)
@@ -401,10 +453,21 @@ class CardDetector:
                 searched = self._search_change(view, change, last_dets) if change else None
                 if searched is not None:
                     dets, share = searched
-        whole = dets is None
         if dets is None:
-            dets = self.model.predict(view)
-        ppm = layout.RECTIFIED_PX_PER_MM
+            return _Search(self.model.predict(view), 1.0, True, changed, same_view)
+        return _Search(dets, share, False, changed, same_view)
+
+    def _name_strips(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        view: np.ndarray,
+        dets: Detections,
+        boxes: list[tuple[float, float, float, float]],
+    ) -> tuple[list[Naming | None], int]:
+        """(naming per box, how many were named afresh): a strip where it lay in the previous
+        frame with the same pixels keeps its name, the others are named in one batch (one
+        matching pass and one classifier call); the namings are remembered for the next frame."""
         namings: list[Naming | None] = [None] * len(dets)
         todo: list[int] = []
         recalled = (
@@ -415,8 +478,7 @@ class CardDetector:
                 namings[k] = naming
             else:
                 todo.append(k)
-        boxes = [_box_mm(x, ppm) for x in dets.xyxy]
-        if todo:  # one batch: every strip to name in one matching pass and one classifier call
+        if todo:
             # all the frame's boxes given: its cards seen whole are checked whole
             # (a faint box, on no band most often, hides no card: `FAINT_BOX`)
             sure_boxes = [b for b, c in zip(boxes, dets.confidence, strict=True) if c >= BOX_SURE]
@@ -429,9 +491,19 @@ class CardDetector:
                 x0, y0, x1, y1 = box = _crop_box(xyxy, view.shape)
                 strips.append(_Remembered(box, xyxy.copy(), view[y0:y1, x0:x1].copy(), naming))
             self._memory = (cal, strips)
-        # the two ends of a card are joined after the memory took the namings as read (joined
-        # again at every frame, two agreeing ends would grow surer and surer)
-        box_conf, namings = self._faint_boxes(dets.confidence, namings)
+        return namings, len(todo)
+
+    def _band_readings(
+        self,
+        image: np.ndarray,
+        cal: TableCalibration,
+        boxes: list[tuple[float, float, float, float]],
+        box_conf: np.ndarray,
+        namings: list[Naming | None],
+    ) -> tuple[list[CardReading], list[CardReading]]:
+        """(readings over the gate, doubtful ones) of the named strips: a card's two ends
+        joined, readings the card's other strips contradict dropped, each one's confidence the
+        finder's times the naming's."""
         centres = strip_centres(boxes, box_conf, namings)
         readings: list[CardReading] = []
         doubtful: list[CardReading] = []
@@ -452,32 +524,13 @@ class CardDetector:
                 card=naming.card,
                 confidence=conf,
                 box=_strip_box(cal, naming),
-                region=layout.region_at(*naming.center_mm) if calibrated else None,
+                region=layout.region_at(*naming.center_mm) if cal.regions_known else None,
                 center_mm=naming.center_mm,
                 naming=naming,
                 detector_confidence=float(det_conf),
             )
             (readings if conf >= self.min_confidence else doubtful).append(card_reading)
-        for fan in self._fan_readings(image, cal, view, whole, changed, boxes, box_conf):
-            (readings if fan.confidence >= self.min_confidence else doubtful).append(fan)
-        turned = self._turned_readings(image, cal, view, same_view, changed)
-        readings = self._with_turned(readings, turned)
-        cards, duplicates = resolve_duplicates(readings)
-        sure = {c.card for c in cards}
-        unsure, _ = resolve_duplicates([r for r in doubtful if r.card not in sure])
-        reading = FrameReading(
-            tuple(cards),
-            calibrated,
-            tuple(duplicates),
-            len(dets),
-            len(todo),
-            True,
-            share,
-            tuple(sorted(unsure, key=lambda r: -r.confidence)),
-        )
-        if self.reuse_names and calibrated:
-            self._last = (cal, view, reading, dets)
-        return reading
+        return readings, doubtful
 
     def _faint_boxes(
         self, confidence: np.ndarray, namings: list[Naming | None]
