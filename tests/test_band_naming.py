@@ -24,6 +24,8 @@ from companion.vision import band_naming
 from companion.vision.band_naming import (
     WHITE,
     BandNamer,
+    _value_confidence,
+    _value_lead,
     balanced,
     frame_white_gains,
     markers_white,
@@ -684,3 +686,13 @@ def test_a_decks_own_tuned_comparison_overrules_a_doubtful_hand_made_reading_onl
     for overrule in (False, True):
         card, _, p = _fuse(doubtful, (ajitama_3, 9, 0.6), overrule=overrule)
         assert card == ajitama_3 and p == pytest.approx(0.8)
+
+
+def test_a_values_lead_counts_more_between_numerals_that_fit_well():
+    """The same lead over the next value is sure between two numerals that fit their templates
+    well (a sharp band) and not between two that fit poorly (a band the value box half misses),
+    and a band that fits as most do keeps the probability the lead alone gave it."""
+    lead = 0.015
+    assert _value_confidence(0.8, _value_lead(lead, 0.9)) > 0.9
+    assert _value_confidence(0.8, _value_lead(lead, 0.5)) < 0.15
+    assert _value_lead(lead, 0.7) == pytest.approx(lead)
