@@ -11,10 +11,6 @@ seed. Prints, per design and slice: bands, right, passing the gate, precision ab
     .venv/bin/python benchmarks/band_namer_designs.py --families ornate --frames 2 --hard-frames 0
     .venv/bin/python benchmarks/band_namer_designs.py --families band,corner --seeds 5
     .venv/bin/python benchmarks/band_namer_designs.py --backend ncnn   # models/bandnet_ncnn_model
-    .venv/bin/python benchmarks/band_namer_designs.py --values runs/valuenet/valuenet.onnx
-
-With a value comparison (`--values`, default models/valuenet.onnx when shipped) a fourth
-namer, `fused+values`, is the shipped one: `fused` with the learned value comparison.
 """
 
 from __future__ import annotations
@@ -73,14 +69,12 @@ def main() -> int:
     ap.add_argument("--hard-frames", type=int, default=2, help="hard frames per design")
     ap.add_argument("--width", type=int, default=2304)
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "bandnet.onnx")
-    ap.add_argument("--values", type=Path, default=ROOT / "models" / "valuenet.onnx")
     ap.add_argument(
         "--backend",
         choices=("onnx", "ncnn"),
         default="onnx",
         help="run the embedding on ONNX Runtime (--model) or NCNN (its export beside --model)",
     )
-    ap.add_argument("--namers", help="comma-separated: only these namers (default: all)")
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
     ap.add_argument("--dump", type=Path, help="write every band's readings (JSON lines) here")
     args = ap.parse_args()
@@ -95,23 +89,9 @@ def main() -> int:
         embedder = NcnnBandEmbedder(folder) if (folder / "model.ncnn.param").is_file() else None
     elif args.model.is_file():
         embedder = BandEmbedder(args.model)
-    values: AnyBandEmbedder | None = None
-    if (
-        args.backend == "ncnn"
-        and (args.values.with_name(f"{args.values.stem}_ncnn_model")).is_dir()
-    ):
-        values = NcnnBandEmbedder(args.values.with_name(f"{args.values.stem}_ncnn_model"))
-    elif args.values.is_file():
-        values = BandEmbedder(args.values)
-    namers: dict[str, tuple[AnyBandEmbedder | bool, bool, AnyBandEmbedder | bool]] = {
-        "hand-made": (False, True, False)
-    }
+    namers: dict[str, tuple[AnyBandEmbedder | bool, bool]] = {"hand-made": (False, True)}
     if embedder:
-        namers |= {"learned": (embedder, False, False), "fused": (embedder, True, False)}
-        if values:
-            namers["fused+values"] = (embedder, True, values)
-    if args.namers:
-        namers = {k: v for k, v in namers.items() if k in args.namers.split(",")}
+        namers |= {"learned": (embedder, False), "fused": (embedder, True)}
     rows = []
     dump: list[dict] = []
     totals: dict[tuple[str, str], list] = {}
@@ -121,8 +101,8 @@ def main() -> int:
                 if n == 0:
                     continue
                 deck, frames = _frames(family, seed, slice_, n, args.width)
-                for label, (emb, fuse, vals) in namers.items():
-                    namer = BandNamer(deck, embedder=emb, fuse=fuse, values=vals)
+                for label, (emb, fuse) in namers.items():
+                    namer = BandNamer(deck, embedder=emb, fuse=fuse)
                     readings = []
                     t0 = time.perf_counter()
                     for image, bands in frames:

@@ -69,12 +69,10 @@ class BandNet(nn.Module):
     """~27 M multiply-adds a band: a few ms each on a Pi core. The map keeps a coarse layout
     (3 x 8 cells) before the projection, since where a mark sits is part of what it says."""
 
-    def __init__(self, dim: int = EMBED_DIM, channels: int = 3) -> None:
+    def __init__(self, dim: int = EMBED_DIM) -> None:
         super().__init__()
-        self.channels = channels
-        self.dim = dim
         self.features = nn.Sequential(
-            _block(channels, 24, 2),
+            _block(3, 24, 2),
             _block(24, 32),
             nn.MaxPool2d(2),
             _block(32, 64),
@@ -226,7 +224,7 @@ def evaluate(
 
 def export_onnx(net: BandNet, path: Path) -> None:
     net.eval()
-    dummy = torch.zeros(1, net.channels, EMBED_H, EMBED_W)
+    dummy = torch.zeros(1, 3, EMBED_H, EMBED_W)
     torch.onnx.export(
         _Export(net),
         (dummy,),
@@ -244,9 +242,7 @@ _NCNN_DROPPED: Final = ("pnnx.Expression", "Constant", "Clip", "Tensor.reshape")
 run them, and the scale is a trained number, so it goes to metadata.yaml instead."""
 
 
-def export_ncnn(
-    onnx_path: Path, folder: Path, scale: float, channels: int = 3, dim: int = EMBED_DIM
-) -> Path:
+def export_ncnn(onnx_path: Path, folder: Path, scale: float) -> Path:
     """The ONNX model converted for the Pi (`<name>_ncnn_model`: model.ncnn.param/.bin, fp32,
     one band at a time), so ONNX Runtime need not be loaded where the finder runs on NCNN."""
     import shutil
@@ -254,17 +250,16 @@ def export_ncnn(
     import tempfile
 
     pnnx = Path(sys.executable).with_name("pnnx")
-    shape = f"[1,{channels},{EMBED_H},{EMBED_W}]"
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "net.onnx"
+        src = Path(tmp) / "bandnet.onnx"
         shutil.copyfile(onnx_path, src)
         subprocess.run(
-            [str(pnnx), src.name, f"inputshape={shape}", "fp16=0"],
+            [str(pnnx), src.name, f"inputshape=[1,3,{EMBED_H},{EMBED_W}]", "fp16=0"],
             cwd=tmp,
             check=True,
             capture_output=True,
         )
-        lines = (Path(tmp) / "net.ncnn.param").read_text().splitlines()
+        lines = (Path(tmp) / "bandnet.ncnn.param").read_text().splitlines()
         keep = [ln for ln in lines[2:] if ln.split()[0] not in _NCNN_DROPPED]
         blobs: set[str] = set()
         for ln in keep:
@@ -274,16 +269,15 @@ def export_ncnn(
         folder.mkdir(parents=True, exist_ok=True)
         param = "\n".join([lines[0], f"{len(keep)} {len(blobs)}", *keep]) + "\n"
         (folder / "model.ncnn.param").write_text(param)
-        shutil.copyfile(Path(tmp) / "net.ncnn.bin", folder / "model.ncnn.bin")
-    what = "BGR" if channels == 3 else "BGR and the value mask"
+        shutil.copyfile(Path(tmp) / "bandnet.ncnn.bin", folder / "model.ncnn.bin")
     (folder / "metadata.yaml").write_text(
         f"# {onnx_path.name} converted to NCNN: pnnx {onnx_path.name} "
-        f"inputshape={shape} fp16=0,\n"
+        f"inputshape=[1,3,{EMBED_H},{EMBED_W}] fp16=0,\n"
         "# the constant `scale` branch dropped from the param (its value below), one band at a "
         "time.\n"
         f"source: {onnx_path.name}\n"
-        f"input: in0 (1 x {channels} x {EMBED_H} x {EMBED_W}, {what} / 255 - 0.5)\n"
-        f"output: out0 ({dim}, unit vector: the ONNX `embedding`)\n"
+        f"input: in0 (1 x 3 x {EMBED_H} x {EMBED_W}, BGR / 255 - 0.5)\n"
+        "output: out0 (128, unit vector: the ONNX `embedding`)\n"
         f"scale: {scale!r}\n"
     )
     return folder

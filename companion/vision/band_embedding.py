@@ -38,10 +38,8 @@ same, bit for bit, whatever the batch."""
 
 
 def to_input(bands: np.ndarray) -> np.ndarray:
-    """(N, EMBED_H, EMBED_W, C) 0..255 (BGR, and for the value comparison a mask) -> the
-    network's (N, C, H, W) input."""
-    x = np.asarray(bands, np.float32)
-    x = x.reshape(-1, EMBED_H, EMBED_W, x.shape[-1])
+    """(N, EMBED_H, EMBED_W, 3) BGR 0..255 -> the network's (N, 3, H, W) input."""
+    x = np.asarray(bands, np.float32).reshape(-1, EMBED_H, EMBED_W, 3)
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2) / 255.0 - 0.5, dtype=np.float32)
 
 
@@ -65,9 +63,8 @@ class BandEmbedder(_Embedder):
             self._session = onnx_session(path, threads, mem_pattern=False)
         except Exception as exc:  # onnxruntime raises its own types for a bad file
             raise ModelError(f"cannot load the band embedding {path}: {exc}") from None
-        first = self._session.get_inputs()[0]
-        self._input = first.name
-        zeros = to_input(np.zeros((1, EMBED_H, EMBED_W, int(first.shape[1]))))
+        self._input = self._session.get_inputs()[0].name
+        zeros = to_input(np.zeros((1, EMBED_H, EMBED_W, 3)))
         self.scale = float(self._session.run(["scale"], {self._input: zeros})[0].ravel()[0])
 
     def embed(self, bands: np.ndarray) -> np.ndarray:
@@ -141,17 +138,16 @@ def embedding_dir(deck_folder: Path | None) -> Path:
 
 @cache
 def load_embedder(
-    models_dir: Path = MODELS_DIR, backend: str | None = None, name: str = MODEL_NAME
+    models_dir: Path = MODELS_DIR, backend: str | None = None
 ) -> AnyBandEmbedder | None:
-    """The shipped embedding `name` (the band's, or the value's: `value_embedding`), or None
-    where it is absent (the namer then uses its own scores): NCNN when `backend` is "ncnn"
-    (the finder's, so ONNX Runtime is never loaded on the Pi) and its export is there, else
-    ONNX Runtime."""
-    folder = models_dir / f"{name}_ncnn_model"
+    """The shipped embedding, or None where it is absent (the namer then uses its own scores):
+    NCNN when `backend` is "ncnn" (the finder's, so ONNX Runtime is never loaded on the Pi)
+    and its export is there, else ONNX Runtime."""
+    folder = models_dir / NCNN_DIR
     if backend == "ncnn" and (folder / "model.ncnn.param").is_file():
         try:
             return NcnnBandEmbedder(folder)
         except ImportError:
             pass
-    path = models_dir / f"{name}.onnx"
+    path = models_dir / f"{MODEL_NAME}.onnx"
     return BandEmbedder(path) if path.is_file() else None

@@ -49,11 +49,6 @@ from companion.vision.card_body import (
 from companion.vision.naming import Naming
 from companion.vision.plane import scale_matrix, turned_patch
 from companion.vision.skew import band_edge_skews, edge_skew_deg
-from companion.vision.value_embedding import (
-    load_value_embedder,
-    value_input,
-    value_probabilities,
-)
 
 PPM: Final = 2.5
 """Resolution the bands are compared at: a 7 mm numeral keeps 14 px."""
@@ -145,12 +140,6 @@ SURE: Final = 0.999
 only confirm the card (a disagreement keeps the hand-made card) and raise the probability by
 under 1 - SURE, which no gate or tie between readings turns on; that saves its 9-crop
 inference on about half the bands."""
-VALUE_SHIFTS: Final = tuple((dy, dx) for dy in (-3, 0, 3) for dx in (-3, 0, 3))
-"""Offsets (px at PPM) of the crops the learned value comparison sees around the band's top."""
-VALUE_NET_WINS: Final = 0.9
-"""The learned value comparison this sure of a value overrules ... (`_fuse_values`)"""
-VALUE_HAND_DOUBT: Final = 0.5
-"""... a hand-made value less sure than this."""
 SHAPE_WEIGHT: Final = 0.5
 """Added to an ingredient's score per unit of correlation of the band's outlines (`_shape`)
 with the ingredient's: a glare or a warm lamp washes colours out, the icon's outline stays.
@@ -678,58 +667,6 @@ def _ends_scaled(face: np.ndarray, gains: np.ndarray) -> np.ndarray:
     return out
 
 
-def reference_reps(bands: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """A deck's 112 reference bands as the namer compares them: (reps, their outlines), each
-    ingredient's 8 faces registered on one another (`_registered`)."""
-    full = np.stack([_rep(b, REF_BLUR_MM) for b in bands])
-    for g in range(2 * N_ING):
-        full[g * N_VAL : (g + 1) * N_VAL] = _registered(full[g * N_VAL : (g + 1) * N_VAL])
-    return full, np.stack([_shape(b) for b in full])
-
-
-def value_spreads(full: np.ndarray, shapes: np.ndarray) -> np.ndarray:
-    """(2 * 7, H, W) where the 8 faces of each (end, ingredient) differ, and by how much
-    (their numerals, pips): the spread of their outlines, exposure out (a photo's light
-    gradient) and the card's edges out (a photographed outline a millimetre off shows cloth
-    there), blurred a millimetre."""
-    edge = round(1.5 * PPM)
-    out = []
-    for g in range(2 * N_ING):
-        group = full[g * N_VAL : (g + 1) * N_VAL]
-        lum = np.maximum(group[..., :1].mean(axis=(1, 2), keepdims=True), 8.0)
-        spread = (shapes[g * N_VAL : (g + 1) * N_VAL] / lum).std(axis=0).sum(axis=2)
-        spread[:edge] = 0
-        spread[:, :edge] = 0
-        spread[:, -edge:] = 0
-        out.append(cv2.GaussianBlur(spread, (0, 0), 1.0 * PPM))
-    return np.stack(out).astype(np.float32)
-
-
-def value_masks(bands: Sequence[np.ndarray]) -> np.ndarray:
-    """(2 * 7, H, W) 0..1: each (end, ingredient)'s `value_spreads` over its largest, what the
-    learned value comparison is shown beside a band (`value_embedding`)."""
-    return value_masks_of(value_spreads(*reference_reps(bands)))
-
-
-def value_masks_of(spreads: np.ndarray) -> np.ndarray:
-    return spreads / np.maximum(spreads.max(axis=(1, 2), keepdims=True), 1e-6)
-
-
-def _value_box(spread: np.ndarray, width: int) -> tuple[int, int, int, int]:
-    """y0, y1, x0, x1 of the part of a band where its ingredient's values differ."""
-    th = spread.shape[0]
-    ys, xs = np.nonzero(spread >= VALUE_MASK_FLOOR * float(spread.max()))
-    if len(xs) == 0:
-        return (0, th, 0, width)
-    m = round(1.0 * PPM)
-    return (
-        max(0, int(ys.min()) - m),
-        min(th, int(ys.max()) + 1 + m),
-        max(0, int(xs.min()) - m),
-        min(width, int(xs.max()) + 1 + m),
-    )
-
-
 @dataclass(frozen=True)
 class _WayUp:
     """The band cut out upright one way it may lie, and its coarse comparison."""
@@ -793,11 +730,6 @@ class _Refs:
     """(2 * 56, D) the learned embedding of each reference band (None without the model)."""
     colour: np.ndarray
     """(2 * 56, 3) each reference band's mean BGR over its top TOP_MM."""
-    value_mask: np.ndarray
-    """(2 * 7, H, W) 0..1 per (end, ingredient): where its 8 faces differ (`value_masks`)."""
-    value_embedded: np.ndarray | None
-    """(2 * 7, 8, D) the learned value comparison of each ingredient's 8 references (None
-    without the model)."""
 
 
 class BandNamer:
@@ -809,12 +741,10 @@ class BandNamer:
         embedder: AnyBandEmbedder | bool | None = True,
         fuse: bool = True,
         backend: str | None = None,
-        values: AnyBandEmbedder | bool = True,
     ) -> None:
         """`embedder`: True for the deck's own tuned band embedding (`companion deck tune`),
         else the shipped one, when present; False for the hand-made scores alone, or a loaded
-        one; `values`: the learned value comparison (`value_embedding`; True: the shipped one,
-        when present and `embedder` is not False); `fuse`: False to let it name alone (for
+        one; `fuse`: False to let it name alone (for
         measuring it); `backend`: the finder's ("ncnn": the embedding's NCNN export, so no
         ONNX Runtime on the Pi). The deck's faces are not kept (an enrolled deck's are about
         100 MB): only the references drawn from them, and those before the embedding's session
@@ -830,13 +760,6 @@ class BandNamer:
         self.tuned = embedder is True and own == deck.folder
         """Whether the deck's own tuned comparison (`companion deck tune`) is used."""
         self._embedder = load_embedder(own, backend) if embedder is True else (embedder or None)
-        self._values: AnyBandEmbedder | None = (
-            values
-            if not isinstance(values, bool)
-            else load_value_embedder(backend=backend)
-            if values and embedder is not False
-            else None
-        )
         self._refs = self._build(bands)
         self._cast = np.ones(3, np.float32)
         """Per-channel factors from the table's white to the deck's references' (`_learn_cast`)."""
@@ -876,21 +799,39 @@ class BandNamer:
         return tops + bottoms, bodies
 
     def _build(self, bands: list[np.ndarray]) -> _Refs:
+        th = round(TOP_MM * PPM)
         embedded = self._embedder.embed(np.stack(bands)) if self._embedder else None
-        full, shapes = reference_reps(bands)
-        spreads = value_spreads(full, shapes)
-        boxes = [_value_box(spread, full.shape[2]) for spread in spreads]
-        masks = value_masks_of(spreads)
-        value_embedded = (
-            None
-            if self._values is None
-            else np.stack(
-                [
-                    self._values.embed(value_input(np.stack(bands[g * N_VAL : (g + 1) * N_VAL]), m))
-                    for g, m in enumerate(masks)
-                ]
-            )
-        )
+        full = np.stack([_rep(b, REF_BLUR_MM) for b in bands])
+        for g in range(2 * N_ING):
+            full[g * N_VAL : (g + 1) * N_VAL] = _registered(full[g * N_VAL : (g + 1) * N_VAL])
+        shapes = np.stack([_shape(b) for b in full])  # where the values differ, and by what
+        boxes = []
+        edge = round(1.5 * PPM)
+        for end in range(2):
+            for k in range(N_ING):
+                group = full[end * 56 + k * N_VAL : end * 56 + (k + 1) * N_VAL]
+                # exposure out (a photo's light gradient), card edges out (a photographed
+                # outline a millimetre off shows cloth there): what is left is the index
+                lum = np.maximum(group[..., :1].mean(axis=(1, 2), keepdims=True), 8.0)
+                outlines = shapes[end * 56 + k * N_VAL : end * 56 + (k + 1) * N_VAL]
+                spread = (outlines / lum).std(axis=0).sum(axis=2)
+                spread[:edge] = 0
+                spread[:, :edge] = 0
+                spread[:, -edge:] = 0
+                spread = cv2.GaussianBlur(spread, (0, 0), 1.0 * PPM)
+                ys, xs = np.nonzero(spread >= VALUE_MASK_FLOOR * float(spread.max()))
+                if len(xs) == 0:
+                    boxes.append((0, th, 0, full.shape[2]))
+                    continue
+                m = round(1.0 * PPM)
+                boxes.append(
+                    (
+                        max(0, int(ys.min()) - m),
+                        min(th, int(ys.max()) + 1 + m),
+                        max(0, int(xs.min()) - m),
+                        min(full.shape[2], int(xs.max()) + 1 + m),
+                    )
+                )
         value_templ = tuple(
             tuple(
                 np.ascontiguousarray(outline[y0:y1, x0:x1])
@@ -925,8 +866,6 @@ class BandNamer:
             numeral_mean,
             embedded,
             colour,
-            masks,
-            value_embedded,
         )
 
     # ------------------------------------------------------------------ reading
@@ -1455,18 +1394,13 @@ class BandNamer:
         ranked = np.argsort(vscores)[::-1]
         value = int(ranked[0])
         v_margin = float(vscores[ranked[0]] - vscores[ranked[1]])
-        v_second = int(ranked[1])
-        v_sure = _value_lead(v_margin, float(vscores[ranked[0]]))
-        v_conf = _value_confidence(best_s, v_sure)
-        if refs.value_embedded is not None and best_s >= MIN_SCORE and v_conf < SURE:
-            learned = self._learned_values(way.patch, best_j, vx, vy)
-            value, v_second, v_conf = _fuse_values((value, v_second, v_conf), learned)
         card = ing * N_VAL + value
-        runner = ing * N_VAL + v_second if v_margin < i_margin else runner_ing * N_VAL + value
+        runner = ing * N_VAL + int(ranked[1]) if v_margin < i_margin else runner_ing * N_VAL + value
         # a band partly hidden showed only part of what tells the cards apart
         shown = (CARD_W_MM + 2 * SEARCH_X_MM) / (CARD_W_MM + 2 * way.margin_x)
-        probability = v_conf * _ingredient_confidence(i_margin) * shown
-        value_probability = v_conf * shown
+        v_sure = _value_lead(v_margin, float(vscores[ranked[0]]))
+        probability = _confidence(best_s, v_sure, i_margin) * shown
+        value_probability = _value_confidence(best_s, v_sure) * shown
         ask = (
             refs.embedded is not None
             and best_s >= ASK_SCORE
@@ -1490,7 +1424,7 @@ class BandNamer:
         )
         crops = self.aligned_crops(way.patch, ax, ay) if ask else None
         colour = self._crop(way.patch, ax, ay).reshape(-1, 3).mean(axis=0)
-        fit = best_s + float(vscores[value])
+        fit = best_s + float(vscores[ranked[0]])
         reading = _HandReading(naming, crops, end * 56 + card, colour, value_probability, fit)
         return reading, fit
 
@@ -1510,15 +1444,6 @@ class BandNamer:
         near = float(rows[max(0, here - pad) : here + pad + 1].max(initial=-1.0))
         best = int(np.argmax(rows))
         return r0 + best - my0 if float(rows[best]) > near + NUMERAL_LEAD else vy
-
-    def _learned_values(self, patch: np.ndarray, j: int, vx: int, vy: int) -> np.ndarray:
-        """(8,) the learned value comparison's probabilities for the values of (end,
-        ingredient) `j`, the band's top at (vx, vy) of the patch and VALUE_SHIFTS around."""
-        refs = self._refs
-        assert refs.value_embedded is not None and self._values is not None
-        crops = np.stack([self._crop(patch, vx + dx, vy + dy) for dy, dx in VALUE_SHIFTS])
-        q = self._values.embed(value_input(crops, refs.value_mask[j]))
-        return value_probabilities(self._values, q, refs.value_embedded[j])
 
     def aligned_crops(self, patch: np.ndarray, ax: int, ay: int) -> np.ndarray:
         """The band's top TOP_MM where the hand-made pass aligned it, and around it: the
@@ -1634,36 +1559,22 @@ def _value_lead(v_margin: float, fit: float) -> float:
     return v_margin * VALUE_MISFIT_REF / max(1.0 - fit, VALUE_MISFIT_FLOOR)
 
 
-def _fuse_values(hand: tuple[int, int, float], learned: np.ndarray) -> tuple[int, int, float]:
-    """The hand-made value (value, runner-up, confidence) with the learned comparison's say
-    (`learned`: its 8 probabilities): confirmed when both read the same value, overruled
-    when the learned one is VALUE_NET_WINS sure and the hand-made one under VALUE_HAND_DOUBT."""
-    value, second, conf = hand
-    best = int(np.argmax(learned))
-    p = float(learned[best])
-    if best == value:
-        return value, second, 1.0 - (1.0 - conf) * (1.0 - p)
-    if p >= VALUE_NET_WINS and conf < VALUE_HAND_DOUBT:
-        return best, value, p * (1.0 - conf)
-    return hand
-
-
 def _one_part_alike(a: int, b: int) -> bool:
     """Whether two cards share their ingredient or their value."""
     return a // N_VAL == b // N_VAL or a % N_VAL == b % N_VAL
 
 
-def _ingredient_confidence(i_margin: float) -> float:
-    """0..1 from how far the ingredient is ahead of the other ingredients; a card's confidence
-    is this times its value's (`_value_confidence`). Both fitted on the training families'
-    bands (enrolled and drawn faces): wrong values had margins under 0.024 in 95 % of cases,
-    wrong ingredients under 0.033."""
-    return 1.0 / (1.0 + math.exp(-(i_margin - 0.035) / 0.008))
+def _confidence(score: float, v_margin: float, i_margin: float) -> float:
+    """0..1 from how far the card is ahead of its rivals: of the other values of its ingredient
+    (where they differ) and of the other ingredients. Fitted on the training families' bands
+    (enrolled and drawn faces): wrong values had margins under 0.024 in 95 % of cases, wrong
+    ingredients under 0.033."""
+    pi = 1.0 / (1.0 + math.exp(-(i_margin - 0.035) / 0.008))
+    return _value_confidence(score, v_margin) * pi
 
 
 def _value_confidence(score: float, v_margin: float) -> float:
-    """0..1 from how far the value is ahead of the other values of its ingredient (where they
-    differ): the card's confidence were the ingredient sure."""
+    """`_confidence` were the ingredient sure: the value's part alone."""
     if score < MIN_SCORE:
         return 0.0
     return float(1.0 / (1.0 + math.exp(-(v_margin - 0.018) / 0.004)))
