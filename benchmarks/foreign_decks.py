@@ -324,7 +324,14 @@ def _fresh_folder(parent: Path, prefix: str, key: str) -> Path:
 
 
 def provenance() -> str:
-    """The checkout the figures come from: commit, and how many files differ from it."""
+    """The checkout the figures come from: commit, how many files differ from it, and the
+    OpenCV that drew the decks and scenes (5.1 draws text and shapes unlike 5.0)."""
+    import cv2
+
+    return f"{_commit()}, OpenCV {cv2.__version__}"
+
+
+def _commit() -> str:
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
