@@ -145,12 +145,11 @@ def deck_batch(
     rng: np.random.Generator,
     queries: int,
     scenes: tuple[np.ndarray, np.ndarray] | None = None,
-    blur_mm: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     refs = np.stack([enrolled_view(bands, i, rng) for i in range(2 * N_CARDS)])
     n_scene = round(queries * SCENE_SHARE) if scenes is not None and len(scenes[1]) else 0
     idx = _pick_ends(rng, queries - n_scene)
-    views = [camera_view(bands, int(i), rng, blur_mm=blur_mm) for i in idx]
+    views = [camera_view(bands, int(i), rng) for i in idx]
     labels = list(idx % N_CARDS)
     if n_scene and scenes is not None:
         pick = rng.integers(0, len(scenes[1]), n_scene)
@@ -170,11 +169,9 @@ class _Batches(torch.utils.data.IterableDataset):
         queries: int,
         seed: int,
         scenes: dict[int, tuple[np.ndarray, np.ndarray]],
-        blur_mm: float | None = None,
     ) -> None:
         self.pool, self.decks, self.queries, self.seed = pool, decks, queries, seed
         self.scenes = scenes
-        self.blur_mm = blur_mm
 
     def __iter__(self) -> Iterator[list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]]:
         info = torch.utils.data.get_worker_info()
@@ -186,9 +183,7 @@ class _Batches(torch.utils.data.IterableDataset):
             batch = []
             for k in chosen:
                 scenes = self.scenes.get(int(k))
-                refs, views, labels = deck_batch(
-                    self.pool[int(k)], rng, self.queries, scenes, self.blur_mm
-                )
+                refs, views, labels = deck_batch(self.pool[int(k)], rng, self.queries, scenes)
                 batch.append(
                     (
                         torch.from_numpy(to_input(refs)),
@@ -304,12 +299,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--val-every", type=int, default=250)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
-        "--blur-mm",
-        type=float,
-        help="hard views' lens blur up to this sigma on the table (default: the stop-17 "
-        "training's 0.2-1.3 camera px)",
-    )
-    ap.add_argument(
         "--scene-crops",
         type=Path,
         default=Path("runs/bandnet/scene-crops.npz"),
@@ -367,9 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         step = int(state["step"])
         print(f"resumed at step {step}", flush=True)
     loader = torch.utils.data.DataLoader(
-        _Batches(
-            pool, args.batch_decks, args.queries, seed=step, scenes=scenes, blur_mm=args.blur_mm
-        ),
+        _Batches(pool, args.batch_decks, args.queries, seed=step, scenes=scenes),
         batch_size=None,
         num_workers=1,
         prefetch_factor=4,

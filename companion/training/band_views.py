@@ -69,25 +69,11 @@ def _soft_blob(rng: np.random.Generator, h: int, w: int, max_frac: float) -> np.
     return cv2.GaussianBlur(mask, (0, 0), max(1.0, rng.uniform(0.05, 0.3) * h))
 
 
-PLAIN_BLUR_MM: Final = 0.5
-"""Lens blur (sigma) of a plain view at most, with `blur_mm`: the kit's plain scenes draw
-0-1.3 camera px at about 2.4 px/mm."""
-
-
 def camera_view(
-    bands: DeckBands,
-    index: int,
-    rng: np.random.Generator,
-    hard: float = 0.5,
-    blur_mm: float | None = None,
+    bands: DeckBands, index: int, rng: np.random.Generator, hard: float = 0.5
 ) -> np.ndarray:
     """The top TOP_MM of end `index` as the namer crops it from a frame: (EMBED_H, EMBED_W, 3)
-    float32 BGR 0..255 (white balanced the way the frame's markers allow, so a residual cast).
-    `blur_mm`: a hard view's lens blur (sigma) drawn up to this on the table, at whatever
-    resolution the camera has (the kit's hard scenes: 1.2-2.8 px, up to about 1.2 mm), a plain
-    one's up to PLAIN_BLUR_MM; None: 0.2-1.3 and 0.2-0.7 camera px (the shipped embedding's
-    training, under 0.6 mm, which left it reading 7 to 20 of 33 bands of a held-out scene
-    blurred 2.5 px)."""
+    float32 BGR 0..255 (white balanced the way the frame's markers allow, so a residual cast)."""
     src = bands.ends
     m = _px(MARGIN_MM)
     bh, bw = src.shape[1:3]
@@ -150,11 +136,7 @@ def camera_view(
     cam_ppm = rng.uniform(2.2, 5.0)
     cw, ch = max(8, round(bw * cam_ppm / SRC_PPM)), max(4, round(view.shape[0] * cam_ppm / SRC_PPM))
     cam = cv2.resize(view, (cw, ch), interpolation=cv2.INTER_AREA)
-    if blur_mm is None:
-        sigma = rng.uniform(0.2, 1.3) if rng.random() < hard else rng.uniform(0.2, 0.7)
-    else:
-        top = blur_mm if rng.random() < hard else PLAIN_BLUR_MM
-        sigma = max(0.2, rng.uniform(0.05, top) * cam_ppm)
+    sigma = rng.uniform(0.2, 1.3) if rng.random() < hard else rng.uniform(0.2, 0.7)
     cam = cv2.GaussianBlur(cam, (0, 0), sigma)
     cam += np.asarray(rng.normal(0, rng.uniform(0, 6), cam.shape), np.float32)
     cam8: np.ndarray = np.clip(cam, 0, 255).astype(np.uint8)
