@@ -28,11 +28,15 @@ from benchmarks.foreign_decks import SliceScore, detect, score_frame  # noqa: E4
 from companion.vision.backends import BACKENDS  # noqa: E402
 
 
-def score_deck(out: Path, name: str, backend: str) -> list[SliceScore]:
-    """Each cached slice of one deck, read by `companion detect --deck` (`foreign_decks.detect`;
-    another checkout's with PYTHONPATH set to it)."""
+def score_deck(
+    out: Path, name: str, backend: str, slices: Sequence[str] = ("plain", "hard")
+) -> list[SliceScore]:
+    """Each cached slice of one deck (of `slices`), read by `companion detect --deck`
+    (`foreign_decks.detect`; another checkout's with PYTHONPATH set to it)."""
     scores = []
     for part in sorted((out / "frames" / name).iterdir()):
+        if part.name.split("-")[0] not in slices:
+            continue
         paths = sorted(part.glob("*.jpg"))
         found, *_ = detect(paths, out / "decks" / name, backend, f"{name} {part.name}")
         score = SliceScore(name, part.name.split("-")[0])
@@ -55,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("decks", nargs="+", help="deck names under OUT/decks, e.g. ornate-1")
     ap.add_argument("--backend", default="ncnn", choices=BACKENDS)
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "foreign-decks", help="the cache")
+    ap.add_argument(
+        "--slice", choices=("plain", "hard"), help="score this slice only (default: both)"
+    )
     args = ap.parse_args(argv)
     for name in args.decks:
         if not (args.out / "decks" / name / "deck.json").exists():
@@ -62,7 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not (args.out / "frames" / name).is_dir():
             ap.error(f"no cached frames of {name} under {args.out / 'frames'}")
     try:
-        scores = [s for name in args.decks for s in score_deck(args.out, name, args.backend)]
+        slices = (args.slice,) if args.slice else ("plain", "hard")
+        scores = [
+            s for name in args.decks for s in score_deck(args.out, name, args.backend, slices)
+        ]
     except RuntimeError as e:  # detect failed: its own words, one line
         raise SystemExit(f"error: {e}") from None
     for slice_ in ("plain", "hard"):

@@ -244,6 +244,41 @@ class _CountingEmbedder:
         return self.inner.embed(bands)
 
 
+@pytest.mark.slow
+def test_the_learned_comparison_reads_an_out_of_focus_frame_against_references_blurred_alike(
+    monkeypatch,
+):
+    """A frame out of focus (2 px on the 2304 px frame, as the hard frames' 1.2-2.8 px) is
+    compared with the deck's references blurred as much as its markers' edges say it is: once
+    the deck's colour is learned from the table (CAST_FRAMES frames), the learned comparison
+    alone names 31 of ornate's 33 bands so, 15 against the sharp references. A sharp frame (its
+    markers measure 0.32 mm) is compared with the sharp references."""
+    from companion.vision.band_embedding import load_embedder
+    from companion.vision.band_naming import CAST_FRAMES
+
+    embedder = load_embedder()
+    if embedder is None:
+        pytest.skip("models/bandnet.onnx is not shipped")
+    sc = scene("ornate")
+    soft = cv2.GaussianBlur(sc.image, (0, 0), 2.0)
+
+    def right() -> int:
+        namer = BandNamer(sc.deck, embedder=embedder, fuse=False)
+        for _ in range(CAST_FRAMES):
+            names = namer.name_boxes(soft, sc.cal, sc.boxes)
+        return sum(
+            n is not None and n.card == c for (c, _, _), n in zip(sc.strips, names, strict=True)
+        )
+
+    namer = BandNamer(sc.deck, embedder=embedder, fuse=False)
+    assert namer._embed_blur(sc.image, sc.cal) == 0
+    assert namer._embed_blur(soft, sc.cal) >= 3
+    alike = right()
+    monkeypatch.setattr(BandNamer, "_embed_blur", lambda *_: 0)
+    sharp = right()
+    assert alike >= 28 and sharp <= 20, (alike, sharp)
+
+
 def test_learned_comparison_sees_a_frame_once_and_only_bands_in_doubt():
     """A frame's bands go to the learned comparison in one inference, and only those whose
     hand-made reading is not already sure (it could only confirm those); the readings are the

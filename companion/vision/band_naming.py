@@ -46,6 +46,7 @@ from companion.vision.card_body import (
     card_scores,
     in_view_whole,
 )
+from companion.vision.focus import lens_blur
 from companion.vision.naming import Naming
 from companion.vision.plane import scale_matrix, turned_patch
 from companion.vision.skew import band_edge_skews, edge_skew_deg
@@ -135,6 +136,18 @@ VALUE_MASK_FLOOR: Final = 0.25
 pixel do not vote on the value."""
 EMBED_SHIFTS: Final = tuple((dy, dx) for dy in (-4, 0, 4) for dx in (-5, 0, 5))
 """Offsets (px at PPM) of the crops the learned comparison sees around the aligned band."""
+EMBED_SOFT_MM: Final = 0.35
+EMBED_BLUR_STEP_MM: Final = 0.2
+EMBED_MAX_BLUR_MM: Final = 1.6
+"""The learned comparison sees a blurred band against its references blurred alike: a frame's
+lens blur (`focus.lens_blur`, on the markers' edges) beyond EMBED_SOFT_MM (what a sharp frame
+measures: 0.32 mm on a held-out scene) blurs the references by the rest, in steps of
+EMBED_BLUR_STEP_MM up to EMBED_MAX_BLUR_MM. Against its sharp references it named the held-out
+scenes blurred 2 / 2.5 camera px as ornate 15 / 9 of 33 and minimal 20 / 16; blurred alike, 31 /
+26 and 32 / 29. As one step of `detect` (held-out designs' cached frames, `cached_decks.py`):
+hard 349 -> 340 missed and 14 -> 12 read wrong of 3,280, plain 141 -> 139 and 17 -> 17 of
+4,400. The hand-made references blurred alike as well read worse (hard 374 missed, 15 wrong):
+their VALUE_BLURS_MM already meet a blurred numeral."""
 SURE: Final = 0.999
 """A hand-made reading this probable is not shown to the learned comparison: fused, it could
 only confirm the card (a disagreement keeps the hand-made card) and raise the probability by
@@ -761,6 +774,13 @@ class BandNamer:
         """Whether the deck's own tuned comparison (`companion deck tune`) is used."""
         self._embedder = load_embedder(own, backend) if embedder is True else (embedder or None)
         self._refs = self._build(bands)
+        self._ref_bands = np.stack(bands) if self._embedder else None
+        """The references' bands, kept to embed them blurred as a frame is (`_embed_blur`)."""
+        self._embedded_at: dict[int, np.ndarray] = {}
+        """The references embedded at each blur a frame asked for so far (in steps)."""
+        self._last_blur: tuple[np.ndarray, TableCalibration, int] | None = None
+        """The last frame's blur (`_embed_blur`): a frame's turned cards and scan columns are
+        named in calls of their own, and the measure (about 50 ms) is the frame's."""
         self._cast = np.ones(3, np.float32)
         """Per-channel factors from the table's white to the deck's references' (`_learn_cast`)."""
         self._casts: list[np.ndarray] = []
@@ -906,7 +926,7 @@ class BandNamer:
         out = [None if h is None else h.naming for h in hand]
         asks = [(k, h.crops) for k, h in enumerate(hand) if h is not None and h.crops is not None]
         if asks:
-            out = self._learned(out, asks)
+            out = self._learned(out, asks, self._embed_blur(image, light or cal))
         if found is None:
             return out
         return [
@@ -914,12 +934,27 @@ class BandNamer:
             for n, h in zip(out, hand, strict=True)
         ]
 
+    def _embed_blur(self, image: np.ndarray, table: TableCalibration) -> int:
+        """How many EMBED_BLUR_STEP_MM the learned comparison's references are to be blurred
+        by to look as this frame's bands do (0 without markers to measure its blur on)."""
+        last = self._last_blur
+        if last is not None and last[0] is image and last[1] is table:
+            return last[2]
+        sharp = lens_blur(image, table) if table.markers else None
+        steps = 0
+        if sharp is not None:
+            extra = math.sqrt(max(0.0, sharp.sigma_mm**2 - EMBED_SOFT_MM**2))
+            steps = round(min(extra, EMBED_MAX_BLUR_MM) / EMBED_BLUR_STEP_MM)
+        self._last_blur = (image, table, steps)
+        return steps
+
     def _learned(
-        self, out: list[Naming | None], asks: list[tuple[int, np.ndarray]]
+        self, out: list[Naming | None], asks: list[tuple[int, np.ndarray]], blur: int = 0
     ) -> list[Naming | None]:
-        """`out` with the learned comparison's say on the bands `asks` (index, crops)."""
+        """`out` with the learned comparison's say on the bands `asks` (index, crops), against
+        the references blurred `blur` EMBED_BLUR_STEP_MM (`_embed_blur`)."""
         out = list(out)
-        learned = self._embedded_readings(np.concatenate([crops for _, crops in asks]))
+        learned = self._embedded_readings(np.concatenate([crops for _, crops in asks]), blur)
         for (k, _), reading in zip(asks, learned, strict=True):
             n = out[k]
             assert n is not None and n.probability is not None
@@ -1458,14 +1493,27 @@ class BandNamer:
         x0 = min(max(x, 0), patch.shape[1] - tw)
         return patch[y0 : y0 + th, x0 : x0 + tw]
 
-    def _embedded_readings(self, crops: np.ndarray) -> list[tuple[int, int, float]]:
-        """The learned comparison of bands with every reference, each at the best of its
-        EMBED_SHIFTS crops (`crops`: len(EMBED_SHIFTS) per band, band after band, embedded in
-        one call): per band (card, runner-up, softmax probability of the card)."""
+    def _embedded_refs(self, blur: int) -> np.ndarray:
+        """The references' embedding, their bands blurred `blur` EMBED_BLUR_STEP_MM first."""
         refs = self._refs
         assert refs.embedded is not None and self._embedder is not None
+        if blur <= 0 or self._ref_bands is None:
+            return refs.embedded
+        if blur not in self._embedded_at:
+            sigma = blur * EMBED_BLUR_STEP_MM * PPM
+            bands = np.stack([cv2.GaussianBlur(b, (0, 0), sigma) for b in self._ref_bands])
+            self._embedded_at[blur] = self._embedder.embed(bands)
+        return self._embedded_at[blur]
+
+    def _embedded_readings(self, crops: np.ndarray, blur: int = 0) -> list[tuple[int, int, float]]:
+        """The learned comparison of bands with every reference, each at the best of its
+        EMBED_SHIFTS crops (`crops`: len(EMBED_SHIFTS) per band, band after band, embedded in
+        one call): per band (card, runner-up, softmax probability of the card). `blur`: the
+        references blurred that many EMBED_BLUR_STEP_MM (`_embed_blur`)."""
+        assert self._embedder is not None
+        embedded = self._embedded_refs(blur)
         q = self._embedder.embed(crops)
-        sims = (q @ refs.embedded.T).reshape(-1, len(EMBED_SHIFTS), len(refs.embedded)).max(axis=1)
+        sims = (q @ embedded.T).reshape(-1, len(EMBED_SHIFTS), len(embedded)).max(axis=1)
         out = []
         for band in sims:
             logits = self._embedder.card_logits(band)
