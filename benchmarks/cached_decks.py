@@ -27,19 +27,22 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.foreign_decks import SliceScore, detect, score_frame  # noqa: E402
 from companion.vision.backends import BACKENDS  # noqa: E402
 
+SLICES = ("plain", "hard")
+
 
 def score_deck(
-    out: Path, name: str, backend: str, slices: Sequence[str] = ("plain", "hard")
+    out: Path, name: str, backend: str, slices: Sequence[str] = SLICES
 ) -> list[SliceScore]:
     """Each cached slice of one deck (of `slices`), read by `companion detect --deck`
     (`foreign_decks.detect`; another checkout's with PYTHONPATH set to it)."""
     scores = []
     for part in sorted((out / "frames" / name).iterdir()):
-        if part.name.split("-")[0] not in slices:
+        slice_ = part.name.split("-")[0]
+        if slice_ not in slices:
             continue
         paths = sorted(part.glob("*.jpg"))
         found, *_ = detect(paths, out / "decks" / name, backend, f"{name} {part.name}")
-        score = SliceScore(name, part.name.split("-")[0])
+        score = SliceScore(name, slice_)
         for jpg in paths:
             truth = json.loads(jpg.with_suffix(".json").read_text())
             score_frame(truth, found.get(str(jpg), []), score)
@@ -59,9 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("decks", nargs="+", help="deck names under OUT/decks, e.g. ornate-1")
     ap.add_argument("--backend", default="ncnn", choices=BACKENDS)
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "foreign-decks", help="the cache")
-    ap.add_argument(
-        "--slice", choices=("plain", "hard"), help="score this slice only (default: both)"
-    )
+    ap.add_argument("--slice", choices=SLICES, help="score this slice only (default: both)")
     args = ap.parse_args(argv)
     for name in args.decks:
         if not (args.out / "decks" / name / "deck.json").exists():
@@ -69,13 +70,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not (args.out / "frames" / name).is_dir():
             ap.error(f"no cached frames of {name} under {args.out / 'frames'}")
     try:
-        slices = (args.slice,) if args.slice else ("plain", "hard")
+        slices = (args.slice,) if args.slice else SLICES
         scores = [
             s for name in args.decks for s in score_deck(args.out, name, args.backend, slices)
         ]
     except RuntimeError as e:  # detect failed: its own words, one line
         raise SystemExit(f"error: {e}") from None
-    for slice_ in ("plain", "hard"):
+    for slice_ in SLICES:
         rows = [s for s in scores if s.slice == slice_]
         if rows:
             print(
