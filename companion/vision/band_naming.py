@@ -781,9 +781,6 @@ class BandNamer:
         self._last_blur: tuple[np.ndarray, TableCalibration, int] | None = None
         """The last frame's blur (`_embed_blur`): a frame's turned cards and scan columns are
         named in calls of their own, and the measure (about 50 ms) is the frame's."""
-        self._last_chart: tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None] | None = None
-        """The last frame's colour chart (`_frame_chart`), for its bands read again without
-        some cards (`name_boxes`' `exclude`): too few to make one of their own."""
         self._cast = np.ones(3, np.float32)
         """Per-channel factors from the table's white to the deck's references' (`_learn_cast`)."""
         self._casts: list[np.ndarray] = []
@@ -900,7 +897,6 @@ class BandNamer:
         boxes_mm: Sequence[tuple[float, float, float, float]],
         light: TableCalibration | None = None,
         found: Sequence[Box] | None = None,
-        exclude: Sequence[frozenset[str]] | None = None,
     ) -> list[Naming | None]:
         """Name the bands the finder boxed (x0, y0, x1, y1 on the table plane, mm): the
         hand-made reading of each (those not sure read again in the light the sure ones
@@ -909,51 +905,33 @@ class BandNamer:
         `light`: the table's own calibration, whose markers give the light, when `cal` is one
         turned with a card (turned_cards). `found`: every band the finder boxed in the
         frame; given, a card that lies whole in view is checked against its whole face
-        (`_whole_card`). `exclude`: per box, cards it cannot be (read surely elsewhere in the
-        frame): its value is then the best of the others, and the learned comparison's
-        probability is taken over the cards left."""
+        (`_whole_card`)."""
         gains = frame_white_gains(image, light or cal)
         balance = gains * self._cast
-        ex = (
-            [frozenset(_CARD_INDEX[c] for c in e) for e in exclude]
-            if exclude is not None
-            else [frozenset[int]()] * len(boxes_mm)
-        )
-        hand = [
-            self._hand_reading(image, cal, b, balance, e) for b, e in zip(boxes_mm, ex, strict=True)
-        ]
-        last = self._last_chart
-        if exclude is not None:  # the frame's own chart, of all its bands (its light learnt)
-            chart = last[1] if last is not None and last[0] is image else None
-        else:
+        hand = [self._hand_reading(image, cal, box, balance) for box in boxes_mm]
+        chart = self._frame_chart(hand)
+        if (light or cal).markers and chart is not None and self._learn_cast(chart):
+            balance = gains * self._cast
+            hand = [self._hand_reading(image, cal, box, balance) for box in boxes_mm]
             chart = self._frame_chart(hand)
-            if (light or cal).markers and chart is not None and self._learn_cast(chart):
-                balance = gains * self._cast
-                hand = [
-                    self._hand_reading(image, cal, b, balance, e)
-                    for b, e in zip(boxes_mm, ex, strict=True)
-                ]
-                chart = self._frame_chart(hand)
-            self._last_chart = (image, chart)
         if chart is not None:
             # the frame's own sure bands say how its light shows the deck's colours: the
             # bands not yet sure are read again in it, as the sure bands of like colour say
             hand = [
                 h
                 if h is not None and (h.naming.probability or 0.0) >= CAST_SURE
-                else self._read_in(image, cal, box, balance, h, chart, e)
-                for h, box, e in zip(hand, boxes_mm, ex, strict=True)
+                else self._read_in(image, cal, box, balance, h, chart)
+                for h, box in zip(hand, boxes_mm, strict=True)
             ]
         out = [None if h is None else h.naming for h in hand]
         asks = [(k, h.crops) for k, h in enumerate(hand) if h is not None and h.crops is not None]
         if asks:
-            blur = self._embed_blur(image, light or cal)
-            out = self._learned(out, asks, blur, [ex[k] for k, _ in asks])
+            out = self._learned(out, asks, self._embed_blur(image, light or cal))
         if found is None:
             return out
         return [
-            n if n is None or h is None else self._whole_card(image, cal, n, h, found, balance, e)
-            for n, h, e in zip(out, hand, ex, strict=True)
+            n if n is None or h is None else self._whole_card(image, cal, n, h, found, balance)
+            for n, h in zip(out, hand, strict=True)
         ]
 
     def _embed_blur(self, image: np.ndarray, table: TableCalibration) -> int:
@@ -971,18 +949,12 @@ class BandNamer:
         return steps
 
     def _learned(
-        self,
-        out: list[Naming | None],
-        asks: list[tuple[int, np.ndarray]],
-        blur: int = 0,
-        exclude: Sequence[frozenset[int]] | None = None,
+        self, out: list[Naming | None], asks: list[tuple[int, np.ndarray]], blur: int = 0
     ) -> list[Naming | None]:
         """`out` with the learned comparison's say on the bands `asks` (index, crops), against
-        the references blurred `blur` EMBED_BLUR_STEP_MM (`_embed_blur`), each band's
-        `exclude`d cards left out."""
+        the references blurred `blur` EMBED_BLUR_STEP_MM (`_embed_blur`)."""
         out = list(out)
-        crops = np.concatenate([crops for _, crops in asks])
-        learned = self._embedded_readings(crops, blur, exclude)
+        learned = self._embedded_readings(np.concatenate([crops for _, crops in asks]), blur)
         for (k, _), reading in zip(asks, learned, strict=True):
             n = out[k]
             assert n is not None and n.probability is not None
@@ -1003,7 +975,6 @@ class BandNamer:
         hand: _HandReading,
         found: Sequence[Box],
         gains: np.ndarray,
-        exclude: frozenset[int] = frozenset(),
     ) -> Naming | None:
         """A band whose card lies whole in view, checked against its whole face: a body like
         no face of its ingredient is no such card (None); one surely another ingredient's
@@ -1028,7 +999,6 @@ class BandNamer:
             and best != ing
             and scores[best] >= BODY_SURE
             and scores[best] - scores[ing] >= BODY_AHEAD
-            and best * N_VAL + value not in exclude
         ):
             card = CARD_IDS[best * N_VAL + value]
             return replace(
@@ -1077,7 +1047,6 @@ class BandNamer:
         balance: np.ndarray,
         h: _HandReading | None,
         chart: tuple[np.ndarray, np.ndarray],
-        exclude: frozenset[int] = frozenset(),
     ) -> _HandReading | None:
         """The band in `box` read again in the frame's light as its sure bands of like colour
         measure it (`chart`: `_frame_chart`); `h` as it stands when that light is within
@@ -1092,7 +1061,7 @@ class BandNamer:
         if float(np.abs(light - 1).max()) < FRAME_CAST_STEP:
             return h
         again = self._hand_reading(
-            image, cal, box, balance * np.clip(light, 1 / MAX_CAST, MAX_CAST), exclude
+            image, cal, box, balance * np.clip(light, 1 / MAX_CAST, MAX_CAST)
         )
         # kept only where the band fits its card better in it: a glossy card's sheen skews
         # the chart (path-traced ornate-1: a purple read pink in a light it measured)
@@ -1229,10 +1198,8 @@ class BandNamer:
         cal: TableCalibration,
         box: tuple[float, float, float, float],
         gains: np.ndarray,
-        exclude: frozenset[int] = frozenset(),
     ) -> _HandReading | None:
-        """The hand-made reading of the band the way up it fits best (`exclude`: cards it
-        cannot be). Ways up whose coarse fit
+        """The hand-made reading of the band the way up it fits best. Ways up whose coarse fit
         is within WAY_UP_CLOSE of the best are each read in full and the better whole reading
         (ingredient and value) is kept: a design whose band looks alike both ways (numerals
         in both corners, a diagonal sheen) was often read upside down, its colour telling
@@ -1244,7 +1211,7 @@ class BandNamer:
         for found in ways:
             if found.fit < ways[0].fit - WAY_UP_CLOSE:
                 break
-            reading, fit = self._read(found, exclude)
+            reading, fit = self._read(found)
             if best is None or fit > best[0]:
                 best = (fit, reading)
         assert best is not None
@@ -1256,7 +1223,7 @@ class BandNamer:
                 found = self._way_up(
                     image, cal, first.cx, first.cy, angle, naming.flipped, first.margin_x, gains
                 )
-                reading, fit = self._read(found, exclude)
+                reading, fit = self._read(found)
                 if (
                     reading.naming.confidence > best[1].naming.confidence
                     and reading.naming.score >= FIT_DOUBT
@@ -1430,9 +1397,7 @@ class BandNamer:
         x, y = _place_on_edge(window, self._refs.ing_mean[j], top_edge)
         return x0 + x, y
 
-    def _read(
-        self, way: _WayUp, exclude: frozenset[int] = frozenset()
-    ) -> tuple[_HandReading, float]:
+    def _read(self, way: _WayUp) -> tuple[_HandReading, float]:
         """The hand-made reading, the crops the learned comparison is to see (None when it
         has no say: no model, no card of this deck, or a reading already SURE), and how well
         the band fits the card read (ingredient plus value score)."""
@@ -1461,9 +1426,6 @@ class BandNamer:
                 score = value_score(region, templ)
                 if score is not None:
                     vscores[v] = max(vscores[v], score)
-        for v in range(N_VAL):
-            if ing * N_VAL + v in exclude:  # that card is elsewhere: the band is another value
-                vscores[v] = -1.0
         ranked = np.argsort(vscores)[::-1]
         value = int(ranked[0])
         v_margin = float(vscores[ranked[0]] - vscores[ranked[1]])
@@ -1543,26 +1505,18 @@ class BandNamer:
             self._embedded_at[blur] = self._embedder.embed(bands)
         return self._embedded_at[blur]
 
-    def _embedded_readings(
-        self,
-        crops: np.ndarray,
-        blur: int = 0,
-        exclude: Sequence[frozenset[int]] | None = None,
-    ) -> list[tuple[int, int, float]]:
+    def _embedded_readings(self, crops: np.ndarray, blur: int = 0) -> list[tuple[int, int, float]]:
         """The learned comparison of bands with every reference, each at the best of its
         EMBED_SHIFTS crops (`crops`: len(EMBED_SHIFTS) per band, band after band, embedded in
         one call): per band (card, runner-up, softmax probability of the card). `blur`: the
-        references blurred that many EMBED_BLUR_STEP_MM (`_embed_blur`); `exclude`: per band,
-        cards left out (the probability is over the others)."""
+        references blurred that many EMBED_BLUR_STEP_MM (`_embed_blur`)."""
         assert self._embedder is not None
         embedded = self._embedded_refs(blur)
         q = self._embedder.embed(crops)
         sims = (q @ embedded.T).reshape(-1, len(EMBED_SHIFTS), len(embedded)).max(axis=1)
         out = []
-        for k, band in enumerate(sims):
+        for band in sims:
             logits = self._embedder.card_logits(band)
-            if exclude is not None and exclude[k]:
-                logits[list(exclude[k])] = -np.inf
             p = np.exp(logits - logits.max())
             p /= p.sum()
             ranked = np.argsort(p)[::-1]

@@ -96,13 +96,6 @@ these bars drop 7 of the 8 wrong ones (fits 0.03-0.40, and one at 0.56 showing 0
 and 2 right ones (0.18, a band read right elsewhere too, and 0.42)."""
 FAN_APART_MM: Final = 8.0
 """A band found in a turned view this close to a box of the upright view is that box's band."""
-EXCLUDE_SURE: Final = 0.5
-"""A card read this surely (finder's x naming's confidence) is no other band's card: a band
-read unsurely as it, or under the gate with it as its runner-up, is read again without it
-(and without every other card read so surely elsewhere in the frame) -- each card of a deck
-is on the table once."""
-EXCLUDE_APART_MM: Final = layout.INDEX_STRIP_MM / 2
-"""... when it lies this far from it at least (a cascade's bands lie INDEX_STRIP_MM apart)."""
 BETWEEN_MIN_CONFIDENCE: Final = 0.5
 """A box that says two strips are two cards (lying between them) when the finder is this sure."""
 BETWEEN_MIN_NAMED: Final = 0.02
@@ -416,7 +409,6 @@ class CardDetector:
         # the two ends of a card are joined after the memory took the namings as read (joined
         # again at every frame, two agreeing ends would grow surer and surer)
         box_conf, namings = self._faint_boxes(dets.confidence, namings)
-        namings = self._without_cards_elsewhere(image, cal, boxes, box_conf, namings)
         readings, doubtful = self._band_readings(image, cal, boxes, box_conf, namings)
         for fan in self._fan_readings(
             image, cal, view, search.whole, search.changed, boxes, box_conf
@@ -539,46 +531,6 @@ class CardDetector:
             )
             (readings if conf >= self.min_confidence else doubtful).append(card_reading)
         return readings, doubtful
-
-    def _without_cards_elsewhere(
-        self,
-        image: np.ndarray,
-        cal: TableCalibration,
-        boxes: list[tuple[float, float, float, float]],
-        box_conf: np.ndarray,
-        namings: list[Naming | None],
-    ) -> list[Naming | None]:
-        """`namings` with the unsure bands whose card (or, under the gate, runner-up) is read
-        surely at another place read again without the cards read so elsewhere
-        (`EXCLUDE_SURE`): a deck holds each card once."""
-        if not isinstance(self.namer, BandNamer):
-            return namings
-        conf = [
-            0.0 if n is None else float(c) * n.confidence
-            for c, n in zip(box_conf, namings, strict=True)
-        ]
-        sure = [
-            n for n, c in zip(namings, conf, strict=True) if n is not None and c >= EXCLUDE_SURE
-        ]
-        todo: list[int] = []
-        taken: list[frozenset[str]] = []
-        for k, (n, c) in enumerate(zip(namings, conf, strict=True)):
-            if n is None or c >= EXCLUDE_SURE:
-                continue
-            elsewhere = frozenset(s.card for s in sure if _another_card(n, s))
-            if n.card in elsewhere or (c < self.min_confidence and n.runner_up in elsewhere):
-                todo.append(k)
-                taken.append(elsewhere)
-        if not todo:
-            return namings
-        found = [b for b, c in zip(boxes, box_conf, strict=True) if c >= BOX_SURE]
-        again = self.namer.name_boxes(
-            image, cal, [boxes[k] for k in todo], found=found, exclude=taken
-        )
-        out = list(namings)
-        for k, fresh in zip(todo, again, strict=True):
-            out[k] = fresh
-        return out
 
     def _faint_boxes(
         self, confidence: np.ndarray, namings: list[Naming | None]
@@ -913,14 +865,6 @@ def resolve_duplicates(
         kept.append(best)
     kept.sort(key=lambda r: (r.region or "~", r.center_mm[1], r.center_mm[0]))
     return kept, dropped
-
-
-def _another_card(a: Naming, b: Naming) -> bool:
-    """Whether two bands lie where no one card has both: not one band, nor its two ends."""
-    d = math.dist(a.center_mm, b.center_mm)
-    if d < EXCLUDE_APART_MM:
-        return False
-    return a.flipped == b.flipped or abs(d - SAME_CARD_MM[0]) > SAME_CARD_MM[1]
 
 
 def _two_ends(a: CardReading, b: CardReading) -> bool:
