@@ -82,8 +82,9 @@ BOX_FLOOR: Final = 0.4
 trained on other designs, is unsure of some bands of a held-out design that the namer reads
 surely, and finder x namer put such right readings under the gate. On the 8 held-out decks'
 cached hard frames (stop 45, `benchmarks/cached_decks.py --slice hard`): 340 -> 335 missed,
-12 -> 12 false of 3,280; on 8 more (stop 46) plain 98 -> 95 missed, 13 -> 13 false of 1,824
-(models/README.md). Boxes under the finder's bar still need FAINT_FIT and FAINT_SURE."""
+12 -> 12 false of 3,280; on the 8 rebuilt with 15 + 5 frames (stop 46) plain 98 -> 95
+missed, 13 -> 13 false of 1,824 (models/README.md). Boxes under the finder's bar still need
+FAINT_FIT and FAINT_SURE."""
 BOX_SURE: Final = 0.25
 """The finder's own bar (`backends.load_model`'s conf)."""
 FAN_TURNS_DEG: Final = (30.0, -30.0)
@@ -510,7 +511,7 @@ class CardDetector:
     ) -> tuple[list[CardReading], list[CardReading]]:
         """(readings over the gate, doubtful ones) of the named strips: a card's two ends
         joined, readings the card's other strips contradict dropped, each one's confidence the
-        finder's times the naming's."""
+        finder's (an enrolled deck's at least BOX_FLOOR) times the naming's."""
         centres = strip_centres(boxes, box_conf, namings)
         readings: list[CardReading] = []
         doubtful: list[CardReading] = []
