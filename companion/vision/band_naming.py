@@ -357,10 +357,14 @@ clipped in red read as the darker kamaboko over their other 26 %). A pale band c
 keeps the old rule: its tint is gone, its icon decides."""
 
 
-def _place_on_edge(window: np.ndarray, templ: np.ndarray, top_edge: np.ndarray) -> tuple[int, int]:
-    """Where `templ` fits `window` best (x, y) by correlation plus `top_edge[y]`, the bonus
-    for its top on a card's top edge (`_top_edges`, per row of the window)."""
-    res = cv2.matchTemplate(window, templ, cv2.TM_CCOEFF_NORMED)
+def _place_on_edge(
+    windows: Sequence[np.ndarray], templs: Sequence[np.ndarray], top_edge: np.ndarray
+) -> tuple[int, int]:
+    """Where `templs` fit `windows` best (x, y), each pair alike in size, by their mean
+    correlation plus `top_edge[y]`, the bonus for its top on a card's top edge (`_top_edges`,
+    per row of the window)."""
+    pairs = zip(windows, templs, strict=True)
+    res = np.mean([cv2.matchTemplate(w, t, cv2.TM_CCOEFF_NORMED) for w, t in pairs], axis=0)
     _, _, _, (x, y) = cv2.minMaxLoc(res + top_edge[: res.shape[0], None])
     return x, y
 
@@ -1393,16 +1397,24 @@ class BandNamer:
     def _on_top_edge(self, way: _WayUp, j: int, ax: int, shape: np.ndarray) -> tuple[int, int]:
         """Where band j fits with its top on the card's top edge (`_top_edges`), anywhere up or
         down the patch, within REFINE_PX of `ax` across (a hand or a glare beside the band
-        must not pull it sideways). Fitted on the outlines (`shape`: the way's `_shape`), not
-        the colours: a band of flat colour whose light falls off down its height correlates
-        best where the gradient is (held-out ornate-1 frame 12: an ajitama-3 placed 8 mm low,
-        its numeral's foot and icon compared, announced as an ajitama-7 6 mm below its band)."""
+        must not pull it sideways). Fitted on the colours and the outlines (`shape`: the way's
+        `_shape`) alike: on the colours alone, a band of flat colour whose light falls off down
+        its height correlates best where the gradient is (held-out ornate-1 frame 12: an
+        ajitama-3 placed 8 mm low, its numeral's foot and icon compared, announced as an
+        ajitama-7 6 mm below its band); on the outlines alone, a hand's edge across the band
+        outweighs the card's (test_a_band_partly_under_a_hand_is_read_from_what_shows: a
+        shiitake-7 read as a shiitake-1). Both, the held-out decks' cached frames read as on
+        the outlines alone."""
         tw = self._refs.full.shape[2]
         r = REFINE_PX
         x0 = int(min(max(ax - r, 0), way.rep.shape[1] - tw))
-        window = shape[:, x0 : x0 + tw + 2 * r]
+        cols = slice(x0, x0 + tw + 2 * r)
         top_edge = _top_edges(way.rep, round(way.margin_x * PPM))
-        x, y = _place_on_edge(window, self._refs.ing_shape[j], top_edge)
+        x, y = _place_on_edge(
+            (way.rep[:, cols], shape[:, cols]),
+            (self._refs.ing_mean[j], self._refs.ing_shape[j]),
+            top_edge,
+        )
         return x0 + x, y
 
     def _read(self, way: _WayUp) -> tuple[_HandReading, float]:
