@@ -10,13 +10,24 @@ import numpy as np
 from companion import layout
 from companion.deck.deckdir import Deck
 from companion.synth.camera import Light, look_at_camera
-from companion.synth.frame import Frame, render_scene
+from companion.synth.frame import Frame, FrameSpec, render_frame, render_scene
 from companion.synth.raster import Look
 from companion.synth.scene import PlacedCard, Scene
 from companion.vision.detector import FrameReading
 
 CLEAN = Light(blur_px=0.6, noise=2.0, jpeg_quality=92, gradient=(0.0, 0.0, 0.0), wb_error=0.0)
 FLAT_LOOK = Look(shadow_strength=0.3, hand_shadow_strength=0.0, glare=(), paper_noise=0.0)
+
+
+HELD_OUT_SEED = 90_000
+"""`benchmarks/foreign_decks.py`'s scene seed (its `--frame-seed`)."""
+
+
+def held_out_frame(deck: Deck, index: int) -> Frame:
+    """Frame `index` of the held-out benchmark's plain slice (`benchmarks/foreign_decks.py`)
+    for `deck`: the scenes its figures are measured on."""
+    spec = FrameSpec(hard=False, split="test", width=2304)
+    return render_frame(deck, HELD_OUT_SEED, index, spec)
 
 
 def kit_view(deck: Deck, scene: Scene, seed: int) -> Frame:

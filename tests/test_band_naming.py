@@ -33,6 +33,7 @@ from companion.vision.band_naming import (
 from companion.vision.calibration import TableCalibration, calibrate
 from companion.vision.detector import MIN_CONFIDENCE
 from companion.vision.naming import Naming
+from tests.plane_helpers import held_out_frame
 
 
 @cache
@@ -682,7 +683,7 @@ def test_a_band_whose_bright_colour_the_camera_clipped_keeps_its_colour():
     now compared whole (MOSTLY_CLIPPED). Before: its 4 ajitama bands read over the gate were
     all read as another card; now 3 of 5 are read right (2 still as kamaboko)."""
     deck = design_deck("ornate", 2)
-    f = render_frame(deck, 90_000, 5, FrameSpec(split="test", width=2304))
+    f = held_out_frame(deck, 5)
     cal = calibrate(f.image)
     assert cal is not None
     strips = visible_strips(f)

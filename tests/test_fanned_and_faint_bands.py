@@ -14,13 +14,13 @@ import pytest
 from companion import layout
 from companion.deck.deckdir import Deck
 from companion.deck.designs import design_deck
-from companion.synth.frame import Frame, FrameSpec, render_frame
+from companion.synth.frame import Frame
 from companion.synth.scene import PlacedCard, Scene
 from companion.vision import detector as det_module
 from companion.vision.calibration import calibrate
 from companion.vision.detections import Detections
 from companion.vision.detector import CardDetector
-from tests.plane_helpers import kit_view
+from tests.plane_helpers import held_out_frame, kit_view
 
 TURNS = det_module.FAN_TURNS_DEG
 
@@ -34,7 +34,7 @@ def _ornate() -> Deck:
 @cache
 def _benchmark_frame(i: int) -> Frame:
     """Frame i of the held-out benchmark's plain slice (`benchmarks/foreign_decks.py`)."""
-    return render_frame(_ornate(), 90000, i, FrameSpec(hard=False, split="test", width=2304))
+    return held_out_frame(_ornate(), i)
 
 
 def _top_of_fan(frame: Frame) -> str:

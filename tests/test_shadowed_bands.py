@@ -12,10 +12,9 @@ import numpy as np
 
 from companion import layout
 from companion.deck.designs import design_deck
-from companion.synth.frame import FrameSpec, render_frame
 from companion.synth.scene import Scene
 from companion.vision.detector import CardDetector, FrameReading
-from tests.plane_helpers import kit_view, three_bowls
+from tests.plane_helpers import held_out_frame, kit_view, three_bowls
 
 CARDS = (
     *("nori-5", "shiitake-2", "nori-1", "shiitake-6"),
@@ -58,7 +57,7 @@ def test_a_band_whose_light_falls_off_down_its_height_is_read_at_its_top_edge():
     ajitama-7, which is not on the table. The band is placed on its top edge by its outlines
     (numeral, icon, corner), which a gradient leaves as they are, and read and placed there."""
     deck = design_deck("ornate", 1)
-    frame = render_frame(deck, 90000, 12, FrameSpec(hard=False, split="test", width=2304))
+    frame = held_out_frame(deck, 12)
     on_table = {c["card"] for c in frame.truth["cards"]}
     cards = CardDetector(deck=deck, reuse_names=False).detect(frame.image).cards
     read = {r.card: r for r in cards}

@@ -1439,7 +1439,7 @@ class BandNamer:
         # learned comparison's crops and the colour stay at the colours' alignment (taken at
         # the top edge too, a pastel whose tint clipped was announced as a card not in view:
         # test_pastel_look_alikes_are_told_apart_by_their_icons_when_their_tint_clips)
-        ex, ey = vx, vy
+        top_y = vy
         vy = self._numeral_row(shape, best_j, vx, vy)
         region = shape[
             max(0, vy + my0 - pad) : vy + my1 + pad, max(0, vx + mx0 - pad) : vx + mx1 + pad
@@ -1467,8 +1467,8 @@ class BandNamer:
             and not (self._fuse and probability >= SURE)
         )
         # where the band is: centre of the matched top part, back on the plane
-        local_x = (ex + tw / 2) / PPM - (CARD_W_MM / 2 + way.margin_x)
-        local_y = (ey / PPM + INDEX_STRIP_MM / 2) - (INDEX_STRIP_MM / 2 + SEARCH_Y_MM)
+        local_x = (vx + tw / 2) / PPM - (CARD_W_MM / 2 + way.margin_x)
+        local_y = (top_y / PPM + INDEX_STRIP_MM / 2) - (INDEX_STRIP_MM / 2 + SEARCH_Y_MM)
         a = math.radians(way.angle + (180.0 if way.flipped else 0.0))
         ca, sa = math.cos(a), math.sin(a)
         centre = (way.cx + ca * local_x + sa * local_y, way.cy - sa * local_x + ca * local_y)
