@@ -253,57 +253,23 @@ def _rep(bgr: np.ndarray, blur_mm: float = BLUR_MM) -> np.ndarray:
     return _opponent(f)
 
 
-def _colour_distance(
-    obs: np.ndarray,
-    ref: np.ndarray,
-    weights: np.ndarray | None = None,
-    over: np.ndarray | None = None,
-    bounds: np.ndarray | None = None,
-) -> float:
+def _colour_distance(obs: np.ndarray, ref: np.ndarray, weights: np.ndarray | None = None) -> float:
     """RMS difference of two aligned bands in white-referenced units, after the best exposure
     factor within MAX_EXPOSURE (a lamp's gradient brightens or darkens a card a little, but a
     yellow never becomes an olive) and the best sheen (`_sheen`); a band darker still (a
-    shadow) pays SHADE_COST for it. `over`: which BGR channels the camera clipped where
-    (`obs`'s size x 3), each then only known to be at least `bounds` (`_Clip`)."""
+    shadow) pays SHADE_COST for it."""
     o = obs.reshape(-1, 3) * np.float32(1 / 255)
     r = ref.reshape(-1, 3) * np.float32(1 / 255)
     w = None if weights is None else weights.reshape(-1, 1)
-    if over is None or bounds is None or not over.any():
-        k, veil, shade = _sheen(o, r, w)
-        d = k * o - r
-        d[:, 0] -= np.float32(veil)
-    else:
-        d, shade = _censored_residual(o, r, w, over.reshape(-1, 3), bounds * np.float32(1 / 255))
+    k, veil, shade = _sheen(o, r, w)
+    d = k * o - r
+    d[:, 0] -= np.float32(veil)
     d[:, 0] *= np.float32(LUM_WEIGHT)
     if w is None:
         mean_square = float(np.mean(d * d))
     else:
         mean_square = float((d * d * w).sum()) / max(float(w.sum()) * 3, 1e-6)
     return math.sqrt(mean_square) + SHADE_COST * shade
-
-
-def _censored_residual(
-    o: np.ndarray, r: np.ndarray, w: np.ndarray | None, over: np.ndarray, bounds: np.ndarray
-) -> tuple[np.ndarray, float]:
-    """(opponent residual per pixel, shade) of a band the camera clipped in places. A clipped
-    channel only says the band is at least `bounds` bright there: a reference as bright or
-    brighter, at the band's exposure, fits it; a darker one misses by the gap. Leaving clipped
-    pixels out instead left the numeral's ink and the dark art to decide: held-out ornate-2's
-    salmon ajitama bands, 70-90 % clipped in red under a warm lamp, read as the darker
-    kamaboko, which would not have clipped there at all. The exposure and sheen are fitted on
-    the unclipped pixels (on all of them when under MIN_SEEN are)."""
-    clean = ~over.any(axis=1, keepdims=True)
-    weight = np.ones_like(o[:, :1]) if w is None else w
-    fit_w = weight * clean
-    if float(fit_w.sum()) < MIN_SEEN * float(weight.sum()):
-        fit_w = weight
-    k, veil, shade = _sheen(o, r, fit_w)
-    seen = np.where(over, bounds, _bgr(o))
-    db = np.float32(k) * seen - np.float32(veil) - _bgr(r)
-    db = np.where(over, np.maximum(db, 0), db)
-    b, g, red = db[:, 0], db[:, 1], db[:, 2]
-    d = np.stack([(b + g + red) / 3, red - g, b - (red + g) / 2], axis=1).astype(np.float32)
-    return d, shade
 
 
 def _sheen(o: np.ndarray, r: np.ndarray, w: np.ndarray | None) -> tuple[float, float, float]:
@@ -348,24 +314,16 @@ def _sheen(o: np.ndarray, r: np.ndarray, w: np.ndarray | None) -> tuple[float, f
 
 
 def ingredient_score(
-    window: np.ndarray,
-    templ: np.ndarray,
-    clipped: np.ndarray | None = None,
-    over: np.ndarray | None = None,
-    bounds: np.ndarray | None = None,
+    window: np.ndarray, templ: np.ndarray, clipped: np.ndarray | None = None
 ) -> tuple[float, tuple[int, int]]:
     """An ingredient's band against the best-aligned place in `window`: structure (normalised
     correlation) minus the colour penalty there; and that place (x, y). `clipped`: where the
-    camera clipped (the window's size): no colour is compared there. `over`: which channels
-    it clipped (the window's size x 3), compared as at least `bounds` instead."""
+    camera clipped (the window's size): no colour is compared there."""
     res = cv2.matchTemplate(window, templ, cv2.TM_CCOEFF_NORMED)
     _, sc, _, (x, y) = cv2.minMaxLoc(res)
     h, w = templ.shape[:2]
     crop = window[y : y + h, x : x + w]
     weights = None
-    if over is not None:
-        here = over[y : y + h, x : x + w]
-        return sc - COLOUR_WEIGHT * _colour_distance(crop, templ, None, here, bounds), (x, y)
     if clipped is not None:
         seen = ~clipped[y : y + h, x : x + w]
         if not seen.all() and seen.mean() >= MIN_SEEN and not _clipped_in_colour(crop, seen):
@@ -747,10 +705,6 @@ class _WayUp:
     """The patch's margin beside the band, mm (wider for a box shorter than a card)."""
     clipped: np.ndarray
     """Where the camera clipped a channel (`_clipped`; the patch's size)."""
-    over: np.ndarray
-    """Which channels it clipped there (the patch's size x 3)..."""
-    bounds: np.ndarray
-    """... each then at least this bright (white-balanced BGR, 3)."""
 
     @property
     def fit(self) -> float:
@@ -1243,13 +1197,9 @@ class BandNamer:
         raw = self._patch(image, cal, cx, cy, angle, flipped, margin_x)
         patch = balanced(raw, gains)
         rep = _rep(patch)
-        over = raw >= CLIPPED
-        clipped = over.any(axis=2)
-        bounds = (CLIPPED * gains).astype(np.float32)
-        scores, at = self._coarse(rep, over, bounds)
-        return _WayUp(
-            patch, rep, cx, cy, angle, flipped, scores, at, margin_x, clipped, over, bounds
-        )
+        clipped = _clipped(raw)
+        scores, at = self._coarse(rep, clipped)
+        return _WayUp(patch, rep, cx, cy, angle, flipped, scores, at, margin_x, clipped)
 
     def _hand_reading(
         self,
@@ -1306,25 +1256,21 @@ class BandNamer:
         patch = cv2.warpPerspective(image, view, size, flags=cv2.INTER_LINEAR)
         return [edge_skew_deg(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32))]
 
-    def _coarse(
-        self, rep: np.ndarray, over: np.ndarray, bounds: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def _coarse(self, rep: np.ndarray, clipped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every ingredient's mean band against the band at half size: (scores, positions in
-        full-size pixels), the positions good to a pixel or two. `over`, `bounds`: `_WayUp`'s."""
+        full-size pixels), the positions good to a pixel or two. `clipped`: `_clipped`."""
         refs = self._refs
         small = cv2.resize(rep, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        small_over = None
-        if over.any():
+        small_clipped = None
+        if clipped.any():
             share = cv2.resize(
-                over.astype(np.float32), small.shape[1::-1], interpolation=cv2.INTER_AREA
+                clipped.astype(np.float32), small.shape[1::-1], interpolation=cv2.INTER_AREA
             )
-            small_over = share >= 0.5
+            small_clipped = share >= 0.5
         scores = np.empty(2 * N_ING, np.float32)
         at = np.empty((2 * N_ING, 2), np.int32)
         for j in range(2 * N_ING):
-            scores[j], (x, y) = ingredient_score(
-                small, refs.ing_small[j], over=small_over, bounds=bounds
-            )
+            scores[j], (x, y) = ingredient_score(small, refs.ing_small[j], small_clipped)
             at[j] = (2 * x, 2 * y)
         return scores, at
 
@@ -1348,22 +1294,19 @@ class BandNamer:
             for dy in (-1, 0, 1)
         }
         no_say = NO_SAY * float(diff.max())
-        differ = (diff / max(float(diff.max()), 1e-6))[..., None].astype(np.float32)
         best = [-math.inf, -math.inf]
         for x, y in places:
             crop = way.rep[y : y + th, x : x + tw]
-            over = way.over[y : y + th, x : x + tw]
-            # the outlines where nothing clipped, the colours everywhere (`_censored_residual`)
             seen = diff * ~way.clipped[y : y + th, x : x + tw]
             peak = float(seen.max())
-            unit = None if peak <= no_say else _masked_unit(crop, (seen / peak)[..., None])
+            if peak <= no_say:  # all they differ by is clipped
+                best = [max(b, 0.0) for b in best]
+                continue
+            weights = (seen / peak)[..., None].astype(np.float32)
+            unit = _masked_unit(crop, weights)
             for k, templ in enumerate((ta, tb)):
-                score = (
-                    0.0
-                    if unit is None
-                    else float(unit @ _masked_unit(templ, (seen / peak)[..., None]))
-                )
-                score -= PAIR_COLOUR * _colour_distance(crop, templ, differ, over, way.bounds)
+                score = float(unit @ _masked_unit(templ, weights))
+                score -= PAIR_COLOUR * _colour_distance(crop, templ, weights)
                 best[k] = max(best[k], score)
         return best[0], best[1]
 
@@ -1403,10 +1346,8 @@ class BandNamer:
             x0 = int(min(max(coarse_at[j][0] - r, 0), rep.shape[1] - tw))
             y0 = int(min(max(coarse_at[j][1] - r, 0), rep.shape[0] - th))
             window = rep[y0 : y0 + th + 2 * r, x0 : x0 + tw + 2 * r]
-            over = way.over[y0 : y0 + th + 2 * r, x0 : x0 + tw + 2 * r]
-            ing_scores[j], (x, y) = ingredient_score(
-                window, refs.ing_mean[j], over=over, bounds=way.bounds
-            )
+            clipped = way.clipped[y0 : y0 + th + 2 * r, x0 : x0 + tw + 2 * r]
+            ing_scores[j], (x, y) = ingredient_score(window, refs.ing_mean[j], clipped)
             ing_at[j] = (x0 + x, y0 + y)
             crop = shape[y0 + y : y0 + y + th, x0 + x : x0 + x + tw]
             ing_scores[j] += SHAPE_WEIGHT * float(_unit(crop) @ refs.ing_shape_unit[j])
