@@ -15,7 +15,7 @@ from companion.cards import CARD_IDS, INGREDIENTS
 from companion.deck.deckdir import Deck
 from companion.deck.designs import design_deck
 from companion.synth.frame import Frame
-from companion.synth.scene import PlacedCard, Scene
+from companion.synth.scene import Hand, PlacedCard, Scene
 from companion.vision.calibration import calibrate
 from companion.vision.card_body import (
     bodies_of,
@@ -170,6 +170,34 @@ def test_a_lone_card_of_two_look_alike_ingredients_is_named_from_its_picture():
     pictures differ far more."""
     read = read_fridge(design_deck("corner", 5), LOOK_ALIKE, 0)
     assert sorted(card for card, _ in read) == sorted(LOOK_ALIKE), read
+
+
+def test_look_alike_cards_under_a_hand_are_still_named_from_their_pictures():
+    """Two hands reach over the Fridge's look-alike cards, the fingers over their lower ends:
+    the outlines show in part, the pictures mostly. Every card is still read over the gate
+    (with the pictures checked only for cards whose outline shows whole, negi-5 went unread
+    in the second light and negi-3 was read at 0.43 in the first)."""
+    corner = design_deck("corner", 5)
+    slots = layout.fridge_slots()
+    placed = [
+        PlacedCard(cid, slot.center, 1.0, True, "fridge")
+        for cid, slot in zip(LOOK_ALIKE, slots, strict=True)
+    ]
+    hands = [
+        Hand(
+            (s.center[0] + 10, s.center[1] + 300),
+            (s.center[0] + 10, s.center[1] + 80),
+            (150, 170, 210),
+            width=60.0,
+        )
+        for s in slots[::2]
+    ]
+    for seed in (0, 1):
+        f = kit_view(corner, Scene((*placed, *hands), "felt", seed), seed)
+        read = CardDetector(deck=corner, reuse_names=False).detect(f.image).cards
+        got = {r.card: r.confidence for r in read}
+        assert set(got) == set(LOOK_ALIKE), (seed, got)
+        assert min(got.values()) >= 0.8, (seed, got)
 
 
 def test_a_deck_with_blank_pictures_loses_no_card_seen_whole():

@@ -173,17 +173,29 @@ def in_view_whole(
     flipped: bool,
     boxes: Sequence[Box],
 ) -> bool:
-    """Whether the card of a band lies whole in view: no other band the finder boxed lies on
-    its body (`covered`), and its outline shows an edge along MIN_SUPPORT of it (a hand or a
-    card the finder missed breaks it)."""
+    """Whether the card of a band lies whole in view: `outline_shown` is at least MIN_SUPPORT
+    (a hand or a card the finder missed breaks the outline)."""
+    return outline_shown(image, cal, band_centre_mm, angle_deg, flipped, boxes) >= MIN_SUPPORT
+
+
+def outline_shown(
+    image: np.ndarray,
+    cal: TableCalibration,
+    band_centre_mm: tuple[float, float],
+    angle_deg: float,
+    flipped: bool,
+    boxes: Sequence[Box],
+) -> float:
+    """The share of the outline of a band's card that shows an edge across it; 0 when another
+    band the finder boxed lies on its body (`covered`: a cascade's next card)."""
     if covered(band_centre_mm, angle_deg, flipped, boxes):
-        return False
+        return 0.0
     frame = _band_frame(band_centre_mm, angle_deg, flipped)
     cx, cy = frame.to_plane(np.array([[0.0, END_TO_END_MM / 2]]))[0]  # the card's centre
     half = CARD_H_MM / 2 + OUTLINE_MARGIN_MM
     gx, gy = _gradients_round(image, cal, (float(cx), float(cy)), half)
     pose = CardPose((half, half), frame.angle_deg)
-    return float(outline_support(gx, gy, [pose])[0]) >= MIN_SUPPORT
+    return float(outline_support(gx, gy, [pose])[0])
 
 
 def _gradients_round(

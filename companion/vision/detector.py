@@ -25,7 +25,7 @@ from companion.vision.backends import (
     StripModel,
     load_model,
 )
-from companion.vision.band_naming import BandNamer
+from companion.vision.band_naming import LOOSE_FIT, BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
 from companion.vision.card_body import in_view_whole, side_support
 from companion.vision.card_ends import (
@@ -56,7 +56,6 @@ DOUBTFUL_MIN: Final = 0.02
 """... and kept apart as doubtful down to this (`FrameReading.doubtful`)."""
 SAME_CARD_MM = (layout.CARD_H_MM - layout.INDEX_STRIP_MM, 12.0)
 """Two strips of one id this far apart (+/- tolerance) are the two ends of one card."""
-LOOSE_FIT: Final = 0.4
 SIDES_UNSEEN: Final = 0.2
 """A band that fits its ingredient below LOOSE_FIT (whole-band score) and shows an edge along
 under SIDES_UNSEEN of either long side of its card is on no card (`_on_no_card`). Chosen on the
