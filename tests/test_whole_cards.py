@@ -23,12 +23,13 @@ from companion.vision.card_body import (
     body_patch,
     card_scores,
     covered,
-    in_view_whole,
+    outline_shown,
     side_support,
 )
 from companion.vision.detections import Detections
 from companion.vision.detector import SIDES_UNSEEN, CardDetector, FrameReading
 from companion.vision.plane import rectify
+from companion.vision.turned_cards import MIN_SUPPORT
 from tests.plane_helpers import kit_view
 
 DECK = ("mixed", 5)
@@ -112,10 +113,13 @@ def test_a_card_seen_whole_is_told_from_a_covered_one():
     faces = deck()
     lone = read["nori-2"].naming
     assert lone is not None
-    assert in_view_whole(f.image, cal, lone.center_mm, lone.angle_deg, lone.flipped, boxes)
+    assert (
+        outline_shown(f.image, cal, lone.center_mm, lone.angle_deg, lone.flipped, boxes)
+        >= MIN_SUPPORT
+    )
     under = read["negi-3"].naming
     assert under is not None
-    assert not in_view_whole(f.image, cal, under.center_mm, under.angle_deg, under.flipped, boxes)
+    assert outline_shown(f.image, cal, under.center_mm, under.angle_deg, under.flipped, boxes) == 0
     bodies = bodies_of([body_of_face(faces.face(cid)) for cid in CARD_IDS])
     patch = body_patch(f.image, cal, lone.center_mm, lone.angle_deg, lone.flipped)
     scores = card_scores(patch.astype(np.float32), bodies)

@@ -20,7 +20,6 @@ from companion.vision.calibration import TableCalibration
 from companion.vision.plane import plane_patch, turned_patch
 from companion.vision.turned_cards import (
     EDGE_LEVEL,
-    MIN_SUPPORT,
     CardPose,
     edge_across,
     outline_support,
@@ -165,19 +164,6 @@ def covered(
     return bool(np.any((np.abs(u) < CARD_W_MM / 2) & (on_body | foot)))
 
 
-def in_view_whole(
-    image: np.ndarray,
-    cal: TableCalibration,
-    band_centre_mm: tuple[float, float],
-    angle_deg: float,
-    flipped: bool,
-    boxes: Sequence[Box],
-) -> bool:
-    """Whether the card of a band lies whole in view: `outline_shown` is at least MIN_SUPPORT
-    (a hand or a card the finder missed breaks the outline)."""
-    return outline_shown(image, cal, band_centre_mm, angle_deg, flipped, boxes) >= MIN_SUPPORT
-
-
 def outline_shown(
     image: np.ndarray,
     cal: TableCalibration,
@@ -187,7 +173,9 @@ def outline_shown(
     boxes: Sequence[Box],
 ) -> float:
     """The share of the outline of a band's card that shows an edge across it; 0 when another
-    band the finder boxed lies on its body (`covered`: a cascade's next card)."""
+    band the finder boxed lies on its body (`covered`: a cascade's next card). The card lies
+    whole in view when it is at least MIN_SUPPORT (a hand or a card the finder missed breaks
+    the outline)."""
     if covered(band_centre_mm, angle_deg, flipped, boxes):
         return 0.0
     frame = _band_frame(band_centre_mm, angle_deg, flipped)

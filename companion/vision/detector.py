@@ -27,7 +27,7 @@ from companion.vision.backends import (
 )
 from companion.vision.band_naming import LOOSE_FIT, BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
-from companion.vision.card_body import in_view_whole, side_support
+from companion.vision.card_body import outline_shown, side_support
 from companion.vision.card_ends import (
     drop_facing_away,
     drop_on_shown_face,
@@ -41,6 +41,7 @@ from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
 from companion.vision.strip_classifier import AnyStripClassifier, load_classifier
 from companion.vision.turned_cards import (
+    MIN_SUPPORT,
     MIN_TURN_DEG,
     CardPose,
     band_boxes,
@@ -731,7 +732,8 @@ class CardDetector:
             for k, n in enumerate(read)
             if n is not None
             and n.flipped == (k == 1)
-            and in_view_whole(image, upright, n.center_mm, n.angle_deg, n.flipped, boxes)
+            and outline_shown(image, upright, n.center_mm, n.angle_deg, n.flipped, boxes)
+            >= MIN_SUPPORT
         ]
         if not ends:
             return None
