@@ -19,6 +19,7 @@ was announced (a false reading at the gate) or read too unsure to be.
 
     .venv/bin/python benchmarks/foreign_decks.py --backend ncnn --tune 450 --tune-scenes 24
     .venv/bin/python benchmarks/miss_causes.py ornate-1 foil-1 minimal-1 tarot-1
+    .venv/bin/python benchmarks/miss_causes.py --list ornate-1   # and every miss, one a line
 """
 
 from __future__ import annotations
@@ -100,10 +101,10 @@ def _on_its_card(reading: Any, truth: dict) -> bool:
 
 
 def causes(
-    deck_dir: Path, frames: Path, backend: str, limit: int | None = None
+    deck_dir: Path, frames: Path, backend: str, limit: int | None = None, listing: bool = False
 ) -> tuple[Counter, Counter]:
     """((slice, column) -> count: misses by cause and the other COLUMNS, cards to read, ...;
-    (card, read as) -> misreadings)."""
+    (card, read as) -> misreadings). `listing`: also print each miss (`_miss_line`)."""
     deck = load_deck(deck_dir, lazy=True)
     masks = index_masks(load_design(deck_dir.name).faces)
     model = load_model(backend, MODELS_DIR, name=finder_name(deck))
@@ -157,7 +158,21 @@ def causes(
                 cause = CAUSES[0]
             per_slice[(slice_, cause)] += 1
             per_slice[(slice_, HIDDEN)] += card not in shown
+            if listing:
+                where = f"{deck.name} {slice_} {jpg.stem}"
+                tqdm.write(_miss_line(where, card, cause, card in shown, on, named))
     return per_slice, misread
+
+
+def _miss_line(
+    where: str, card: str, cause: str, shown: bool, on: Sequence[Any], named: Sequence[Any]
+) -> str:
+    """One miss: where, the card, its cause, whether its index shows, the announced readings on
+    its bands and the namer's readings of the finder's boxes on them (card, confidence)."""
+    read = ", ".join(f"{c.card} {c.confidence:.2f}" for c in on) or "-"
+    boxed = ", ".join(f"{n.card} {n.confidence:.2f}" for n in named[:3]) or "-"
+    index = "index shown" if shown else "index hidden"
+    return f"miss {where} {card}: {cause}; {index}; read there: {read}; named there: {boxed}"
 
 
 def _wrong_part(pairs: Counter) -> str:
@@ -176,13 +191,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--backend", default="ncnn", choices=("ncnn", "onnx", "torch"))
     ap.add_argument("--frames", type=int, help="the first N frames of each slice (all)")
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "foreign-decks", help="cache")
+    ap.add_argument(
+        "--list", action="store_true", help="print every miss: cause, index, what was read there"
+    )
     args = ap.parse_args(argv)
     rows = []
     for name in args.decks:
         folder, frames = args.out / "decks" / name, args.out / "frames" / name
         if not (folder / "deck.json").exists() or not frames.is_dir():
             raise SystemExit(f"error: no enrolled deck or frames for {name} under {args.out}")
-        rows.append((name, *causes(folder, frames, args.backend, args.frames)))
+        rows.append((name, *causes(folder, frames, args.backend, args.frames, args.list)))
     print(f"\nmisses at the gate {MIN_CONFIDENCE} by cause (plain / hard)")
     print(f"{'deck':<12}" + "".join(f"{c:>26}" for c in COLUMNS))
     for name, per_slice, _ in rows:

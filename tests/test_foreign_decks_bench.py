@@ -157,3 +157,19 @@ def test_cached_decks_refuses_a_deck_the_cache_does_not_hold(
     with pytest.raises(SystemExit):
         main(["foil-2", "--out", str(tmp_path)])
     assert "no enrolled deck foil-2" in capsys.readouterr().err
+
+
+def test_miss_causes_lists_each_miss_with_what_was_read_there() -> None:
+    """`miss_causes.py --list`: one line a miss, saying why, whether a person could read its
+    index, and what the detector and the namer made of its band."""
+    from types import SimpleNamespace
+
+    from benchmarks.miss_causes import _miss_line
+
+    on = [SimpleNamespace(card="menma-0", confidence=0.13)]
+    named = [SimpleNamespace(card="menma-0", confidence=0.16)]
+    line = _miss_line("ornate-1 hard 00000", "menma-7", "read as another", True, on, named)
+    assert line.startswith("miss ornate-1 hard 00000 menma-7: read as another; index shown")
+    assert "read there: menma-0 0.13" in line and "named there: menma-0 0.16" in line
+    bare = _miss_line("foil-1 plain 00004", "nori-6", "not boxed", False, [], [])
+    assert "index hidden" in bare and bare.endswith("read there: -; named there: -")
