@@ -193,6 +193,12 @@ CHART_MIN: Final = 2.0
 BODY_FOREIGN: Final = 0.35
 """A card seen whole whose body correlates less than this with its ingredient's is not that
 card (the face-down deck's back read as a like-coloured band; a misread ingredient)..."""
+BODY_SURE: Final = 0.6
+BODY_AHEAD: Final = 0.2
+"""... and one whose body correlates this well with an ingredient's, this far ahead of every
+other ingredient's, is that ingredient. Measured on the training families' dev scenes (seed
+70000, plain and hard, readings over the gate): bodies of cards seen whole correlate 0.92+
+with their own ingredient's in 9 of 10, backs and misread cards 0.35 or less."""
 BODY_OUTLINE: Final = 0.5
 """A card whose outline shows along this share of it (less than MIN_SUPPORT, no other band
 on its body) is checked whole too, as `_whole_card` says. Held-out plain frames had 4 false
@@ -204,12 +210,6 @@ outline only renames, or drops a loose fit. Cached A/B, held-out plain / hard mi
 69-8 / 112-4 -> 67-7 / 111-4."""
 LOOSE_FIT: Final = 0.4
 """A band that fits its ingredient below this (whole-band score) fits it loosely."""
-BODY_SURE: Final = 0.6
-BODY_AHEAD: Final = 0.2
-"""... and one whose body correlates this well with an ingredient's, this far ahead of every
-other ingredient's, is that ingredient. Measured on the training families' dev scenes (seed
-70000, plain and hard, readings over the gate): bodies of cards seen whole correlate 0.92+
-with their own ingredient's in 9 of 10, backs and misread cards 0.35 or less."""
 WAY_UP_CLOSE: Final = 0.15
 """Ways up whose coarse fit is this close to the best are each read in full."""
 SKEW_AGREE_DEG: Final = 2.0
