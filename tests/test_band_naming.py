@@ -611,7 +611,7 @@ def test_a_band_that_fits_worse_in_the_measured_light_keeps_its_first_reading(
     worse = replace(first, fit=first.fit - 1.0)
     better = replace(first, fit=first.fit + 1.0)
     for again, kept in ((worse, first), (better, better), (None, first)):
-        monkeypatch.setattr(namer, "_hand_reading", lambda *a, again=again: again)
+        monkeypatch.setattr(namer, "_hand_reading", lambda *a, again=again, **kw: again)
         assert namer._read_in(f.image, cal, box, gains, first, chart) is kept
 
 
