@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import cv2
 import numpy as np
 
 from companion import layout
 from companion.deck.deckdir import Deck
+from companion.deck.designs import design_deck
 from companion.synth.camera import Light, look_at_camera
 from companion.synth.frame import Frame, FrameSpec, render_frame, render_scene
 from companion.synth.raster import Look
@@ -21,6 +23,13 @@ FLAT_LOOK = Look(shadow_strength=0.3, hand_shadow_strength=0.0, glare=(), paper_
 
 HELD_OUT_SEED = 90_000
 """`benchmarks/foreign_decks.py`'s scene seed (its `--frame-seed`)."""
+
+
+@cache
+def ornate() -> Deck:
+    """A held-out design family (never in any model's training) whose two browns differ by
+    lightness as much as by hue, and whose chashu is a dark teal."""
+    return design_deck("ornate", 1)
 
 
 def held_out_frame(deck: Deck, index: int) -> Frame:

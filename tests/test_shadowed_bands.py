@@ -11,11 +11,9 @@ import cv2
 import numpy as np
 
 from companion import layout
-from companion.deck.deckdir import Deck
-from companion.deck.designs import design_deck
 from companion.synth.scene import Scene
 from companion.vision.detector import CardDetector, FrameReading
-from tests.plane_helpers import held_out_frame, kit_view, three_bowls
+from tests.plane_helpers import held_out_frame, kit_view, ornate, three_bowls
 
 CARDS = (
     *("nori-5", "shiitake-2", "nori-1", "shiitake-6"),
@@ -25,11 +23,6 @@ CARDS = (
 SHADOW = 0.4
 """Light left in the shadow over Bowls 1 and 2: held-out ornate-1 benchmark frame 00001 shows a
 nori under a hand's shadow 2.4 x darker than its face."""
-
-
-@cache
-def ornate() -> Deck:
-    return design_deck("ornate", 1)
 
 
 def shaded_bowls(from_share: float, soft_px: float) -> np.ndarray:

@@ -20,7 +20,7 @@ alone. What makes it work on unknown art:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -51,6 +51,7 @@ from companion.vision.focus import lens_blur
 from companion.vision.naming import Naming
 from companion.vision.plane import scale_matrix, turned_patch
 from companion.vision.shadows import lift_shadows
+from companion.vision.sheen import remove_sheen
 from companion.vision.skew import band_edge_skews, edge_skew_deg
 from companion.vision.turned_cards import MIN_SUPPORT
 
@@ -248,16 +249,24 @@ warm, 73 s: a nori-6's top band at -9.8 degrees read shiitake-0 at 0.004, at its
 reading more wrong; plain unchanged; no time measurable (`benchmarks/foreign_decks.py`: 0.97 /
 1.51 s a plain / hard frame, 0.97 / 1.52 in a run the same day without it)."""
 LIFT_GAIN: Final = 0.4
-"""A band read with a shadow lifted off part of it (`shadows`) is read so only if it fits this
-much better than as it was and fits at all (MIN_SCORE). Lifting makes most bands a little more
-even: on the tartan cloth of held-out ornate-1 frame 6 ghost boxes gained at most 0.19 by it,
-the bands half in a forearm's shadow of frame 1 0.73 and 1.25, those of
-tests/test_shadowed_bands.py about 1.5."""
+"""A band read with a shadow lifted off part of it (`shadows`) or a sheen taken off (`sheen`)
+is read so only if it fits this much better than as it was and fits at all (MIN_SCORE).
+Lifting makes most bands a little more even: on the tartan cloth of held-out ornate-1 frame 6
+ghost boxes gained at most 0.19 by it, the bands half in a forearm's shadow of frame 1 0.73
+and 1.25, those of tests/test_shadowed_bands.py about 1.5; path-traced ornate-1 plain frame
+1's chashu-0 under a sheen 0.9 (0.74 -> 1.64)."""
 LIFT_COARSE_GAIN: Final = 0.1
 """... and it is read in full so only if its coarse fit gains this much over the best way's
 (most bands lifted gain nothing: on held-out ornate-1's 20 frames 20 of 992 lifted ways gained
 0.1 or more, the 3 read so in the end 0.21-0.63; reading all 992 in full cost 40 % more time a
 frame)."""
+Relight = Callable[[np.ndarray, float], np.ndarray | None]
+"""Evens the light over a band's patch (BGR float32, white-balanced, pixels a mm): None when
+it finds nothing to even."""
+RELIGHTS: Final[tuple[Relight, ...]] = (lift_shadows, remove_sheen)
+"""How an unsure band is read again: a hand's shadow over part of it lifted, a glossy card's
+sheen over part of it taken off (path-traced frames: the sheen veils the middle of a card and
+not its curled rim)."""
 _CARD_INDEX: Final = {cid: i for i, cid in enumerate(CARD_IDS)}
 N_ING: Final = len(INGREDIENTS)
 N_VAL: Final = len(CARD_IDS) // N_ING
@@ -749,8 +758,9 @@ class _HandReading:
     """The probability were the ingredient sure: the value's part alone."""
     fit: float
     """How well the band fits the card read (ingredient plus value score)."""
-    lifted: bool = False
-    """Read with a shadow lifted off part of it (`shadows`): its card's body is looked at so."""
+    relit: Relight | None = None
+    """Read with a shadow lifted off part of it (`shadows`) or a sheen taken off (`sheen`):
+    its card's body is looked at so too."""
 
 
 @dataclass(frozen=True)
@@ -1029,10 +1039,14 @@ class BandNamer:
         if not whole and outline < BODY_OUTLINE:
             return naming
         patch = balanced(body_patch(image, cal, c, a, f), gains)
-        lifted = lift_shadows(patch, BODY_PPM) if hand.lifted else None
-        patch = patch if lifted is None else lifted
         # each ingredient's best card: a deck whose pictures differ by value (pips) too
         scores = card_scores(patch, self._bodies).reshape(N_ING, N_VAL).max(axis=1)
+        relit = hand.relit(patch, BODY_PPM) if hand.relit is not None else None
+        if relit is not None:
+            # in either light: evening a whole picture can go wrong where evening a band did
+            # not (a white ribbon under a sheen taken off turns grey)
+            relit_scores = card_scores(relit, self._bodies).reshape(N_ING, N_VAL).max(axis=1)
+            scores = np.maximum(scores, relit_scores)
         best = int(np.argmax(scores))
         second = float(np.partition(scores, -2)[-2])
         swap = not plain[best * N_VAL : (best + 1) * N_VAL].any()
@@ -1248,8 +1262,9 @@ class BandNamer:
         (ingredient and value) is kept: a design whose band looks alike both ways (numerals
         in both corners, a diagonal sheen) was often read upside down, its colour telling
         nothing and its numerals too small for the coarse pass. `lift`: a band still unsure
-        is read again with a shadow lifted off part of it (not when reading again in the
-        frame's own light, `_read_in`: a band lifted is kept there by its better fit)."""
+        is read again with a shadow lifted off part of it or a sheen taken off (not when
+        reading again in the frame's own light, `_read_in`: a band relit is kept there by
+        its better fit)."""
         ways, untried = self._ways_up(image, cal, box, gains)
         if not ways:
             return None
@@ -1280,20 +1295,21 @@ class BandNamer:
         if lift and unsure:
             # still unsure, or sure of a band that fits loosely (which the detector may take
             # for the cloth's: `_on_no_card`): maybe part of it lies in a hand's shadow
-            # (`shadows`), which also misleads the way up; each way's best tilt is read with
-            # the shadow lifted
+            # (`shadows`) or under a glossy card's sheen (`sheen`), which also mislead the way
+            # up; each way's best tilt is read again in even light
             for found in _best_per_way(ways):
-                lifted = self._lifted(found)
-                if lifted is not None and lifted.fit >= ways[0].fit + LIFT_COARSE_GAIN:
-                    reading, fit = self._read(lifted)
+                for relight in RELIGHTS:
+                    relit = self._relit(found, relight)
+                    if relit is None or relit.fit < ways[0].fit + LIFT_COARSE_GAIN:
+                        continue
+                    reading, fit = self._read(relit)
                     if fit > best[0] + LIFT_GAIN and reading.naming.score >= MIN_SCORE:
-                        best = (fit, replace(reading, lifted=True))
+                        best = (fit, replace(reading, relit=relight))
         return best[1]
 
-    def _lifted(self, way: _WayUp) -> _WayUp | None:
-        """`way` with the shadows over part of its patch lifted (`shadows.lift_shadows`);
-        None when nothing in it is shaded."""
-        patch = lift_shadows(way.patch, PPM)
+    def _relit(self, way: _WayUp, relight: Relight) -> _WayUp | None:
+        """`way` with its patch evened by `relight`; None when it found nothing to even."""
+        patch = relight(way.patch, PPM)
         if patch is None:
             return None
         rep = _rep(patch)
