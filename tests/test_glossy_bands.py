@@ -3,13 +3,11 @@ light, its curled rim not (path-traced frames: `benchmarks/pathtraced/`)."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import cv2
 import numpy as np
 
 from companion.synth.scene import Scene
-from companion.vision.detector import CardDetector, FrameReading
+from companion.vision.detector import CardDetector
 from tests.plane_helpers import kit_view, ornate, three_bowls
 
 CARDS = (
@@ -24,7 +22,6 @@ RIM_MM = 5.0
 """The curled rim that mirrors the darker room (about 5 mm on that chashu-0)."""
 
 
-@cache
 def glossy_bowls() -> np.ndarray:
     """The three cascades in the kit's view, every card's middle veiled, its rim not."""
     frame = kit_view(ornate(), Scene(three_bowls(CARDS), "felt", 5), 5)
@@ -45,15 +42,11 @@ def glossy_bowls() -> np.ndarray:
     return (np.power(np.clip(linear, 0.0, 1.0), 1 / 2.2) * 255).astype(np.uint8)
 
 
-@cache
-def reading() -> FrameReading:
-    return CardDetector(deck=ornate(), reuse_names=False).detect(glossy_bowls())
-
-
 def test_dark_cards_under_a_sheen_are_read_by_their_own_colour():
     """All 12 are read and none as a card not on the table. A veiled dark teal is lighter and
     greyer than any lamp makes a card, and the veil ends at the rim, across each band: one
     veil fits no band, and before the sheen was taken off (`sheen`) 4 of the 12 were read, a
     chashu-1 as a shiitake-1."""
-    read = {r.card: round(r.confidence, 2) for r in reading().cards}
+    cards = CardDetector(deck=ornate(), reuse_names=False).detect(glossy_bowls()).cards
+    read = {r.card: round(r.confidence, 2) for r in cards}
     assert set(read) == set(CARDS), (sorted(set(CARDS) - set(read)), read)

@@ -4,8 +4,8 @@ A glossy card mirrors a broad light over most of its face, while its curled rim 
 darker room: the middle of the card is veiled in grey light, its rim is not. A band crossing
 that edge fits one veil (`band_naming._sheen`) nowhere, and a veiled dark colour looks like a
 lighter one (path-traced ornate-1 plain frame 1: a chashu-0 whose teal band is veiled inside
-a 4 mm rim read shiitake-0 at a fit of 0.33; the same sheen cost all 9 of that deck's misses
-on plain path-traced frames).
+a rim of about 5 mm read shiitake-0 at a score of 0.33; the same sheen cost all 9 of that
+deck's misses on plain path-traced frames).
 
 Mirrored light adds to what the print reflects, in every channel alike and in linear light.
 So the veil over a pixel is what its darkest channel gains over the band's unveiled parts:
