@@ -1039,14 +1039,13 @@ class BandNamer:
         if not whole and outline < BODY_OUTLINE:
             return naming
         patch = balanced(body_patch(image, cal, c, a, f), gains)
-        # each ingredient's best card: a deck whose pictures differ by value (pips) too
-        scores = card_scores(patch, self._bodies).reshape(N_ING, N_VAL).max(axis=1)
+        # a band read relit: its body in either light (evening a whole picture can go wrong
+        # where evening a band did not: a white ribbon under a sheen taken off turns grey)
         relit = hand.relit(patch, BODY_PPM) if hand.relit is not None else None
-        if relit is not None:
-            # in either light: evening a whole picture can go wrong where evening a band did
-            # not (a white ribbon under a sheen taken off turns grey)
-            relit_scores = card_scores(relit, self._bodies).reshape(N_ING, N_VAL).max(axis=1)
-            scores = np.maximum(scores, relit_scores)
+        looks = [patch] if relit is None else [patch, relit]
+        by_card = np.max([card_scores(p, self._bodies) for p in looks], axis=0)
+        # each ingredient's best card: a deck whose pictures differ by value (pips) too
+        scores = by_card.reshape(N_ING, N_VAL).max(axis=1)
         best = int(np.argmax(scores))
         second = float(np.partition(scores, -2)[-2])
         swap = not plain[best * N_VAL : (best + 1) * N_VAL].any()
