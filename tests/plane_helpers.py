@@ -58,6 +58,27 @@ def three_bowls(cards: Sequence[str], angles: Sequence[float] = (-1.0,)) -> tupl
     return tuple(out)
 
 
+def sheen_over(frame: Frame, veil: float, rim_mm: float) -> np.ndarray:
+    """`frame`'s image with every card's middle veiled by `veil` of white (linear light: the
+    broad light a glossy card mirrors), its rim (`rim_mm`: the curled edge that mirrors the
+    darker room) not."""
+    mask = np.zeros(frame.image.shape[:2], np.float32)
+    for card in frame.truth["cards"]:  # back to front: a card's rim hides the sheen under it
+        p = np.array(card["polygon_px"], float)
+        rim = rim_mm * float(np.linalg.norm(p[1] - p[0])) / 63.0
+        inward = [
+            (p[(i + 1) % 4] - p[i]) / np.linalg.norm(p[(i + 1) % 4] - p[i])
+            + (p[i - 1] - p[i]) / np.linalg.norm(p[i - 1] - p[i])
+            for i in range(4)
+        ]
+        middle = p + rim * np.array(inward)
+        cv2.fillConvexPoly(mask, np.round(p).astype(np.int32), 0.0)
+        cv2.fillConvexPoly(mask, np.round(middle).astype(np.int32), 1.0)
+    mask = cv2.GaussianBlur(mask, (0, 0), 1.5)
+    linear = np.power(frame.image / 255.0, 2.2) + veil * mask[..., None]
+    return (np.power(np.clip(linear, 0.0, 1.0), 1 / 2.2) * 255).astype(np.uint8)
+
+
 class NoCards:
     """Tests only: a detector that reads no card (the calibration and the markers are what is
     looked at)."""

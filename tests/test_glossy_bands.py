@@ -3,13 +3,12 @@ light, its curled rim not (path-traced frames: `benchmarks/pathtraced/`)."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
 from companion.synth.scene import Scene
 from companion.vision.detector import CardDetector
-from tests.plane_helpers import kit_view, ornate, three_bowls
+from tests.plane_helpers import kit_view, ornate, sheen_over, three_bowls
 
 CARDS = (
     *("chashu-0", "chashu-3", "nori-2", "chashu-5"),
@@ -22,24 +21,8 @@ plain frame 1's chashu-0 shows about 0.4 over its dark teal."""
 
 
 def glossy_bowls(rim_mm: float) -> np.ndarray:
-    """The three cascades in the kit's view, every card's middle veiled, its rim (`rim_mm`:
-    the curled edge that mirrors the darker room) not."""
-    frame = kit_view(ornate(), Scene(three_bowls(CARDS), "felt", 5), 5)
-    mask = np.zeros(frame.image.shape[:2], np.float32)
-    for card in frame.truth["cards"]:  # back to front: a card's rim hides the sheen under it
-        p = np.array(card["polygon_px"], float)
-        rim = rim_mm * float(np.linalg.norm(p[1] - p[0])) / 63.0
-        inward = [
-            (p[(i + 1) % 4] - p[i]) / np.linalg.norm(p[(i + 1) % 4] - p[i])
-            + (p[i - 1] - p[i]) / np.linalg.norm(p[i - 1] - p[i])
-            for i in range(4)
-        ]
-        middle = p + rim * np.array(inward)
-        cv2.fillConvexPoly(mask, np.round(p).astype(np.int32), 0.0)
-        cv2.fillConvexPoly(mask, np.round(middle).astype(np.int32), 1.0)
-    mask = cv2.GaussianBlur(mask, (0, 0), 1.5)
-    linear = np.power(frame.image / 255.0, 2.2) + VEIL * mask[..., None]
-    return (np.power(np.clip(linear, 0.0, 1.0), 1 / 2.2) * 255).astype(np.uint8)
+    """The three cascades in the kit's view, every card's middle veiled inside `rim_mm`."""
+    return sheen_over(kit_view(ornate(), Scene(three_bowls(CARDS), "felt", 5), 5), VEIL, rim_mm)
 
 
 @pytest.mark.parametrize("rim_mm", [5.0, 4.0])

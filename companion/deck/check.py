@@ -228,7 +228,8 @@ def load_checked_deck(path: Path | str) -> Deck:
 
 def play_namer(deck: Deck) -> tuple[_Namer, str]:
     """The namer the live detector would use for this deck, and a label: the default deck is
-    named by its own strip layout and the shipped classifier, any other deck by BandNamer."""
+    named by its own strip layout and the shipped classifier (its unsure strips by its faces
+    too), any other deck by BandNamer."""
     from companion.vision.band_naming import BandNamer
     from companion.vision.detector import namer_for
 
@@ -236,7 +237,8 @@ def play_namer(deck: Deck) -> tuple[_Namer, str]:
     if isinstance(namer, BandNamer):
         tuned = " and its own tuned comparison (deck tune)" if namer.tuned else ""
         return namer, f"matching the deck's faces (BandNamer){tuned}"
-    label = "default strip layout" + (" + classifier" if namer.classifier else "")
+    classifier = " + classifier" if namer.classifier else ""
+    label = f"default strip layout{classifier}, unsure strips by its faces (BandNamer)"
     return namer, label
 
 

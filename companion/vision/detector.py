@@ -36,6 +36,7 @@ from companion.vision.card_ends import (
     join_ends,
     joined,
 )
+from companion.vision.default_naming import DefaultNamer
 from companion.vision.detections import Detections
 from companion.vision.naming import Naming, StripNamer
 from companion.vision.plane import rectify
@@ -289,16 +290,18 @@ def namer_for(
     deck: Deck | None,
     classifier: AnyStripClassifier | bool | None = True,
     backend: str | None = None,
-) -> StripNamer | BandNamer:
+) -> DefaultNamer | BandNamer:
     """The default deck (None, or the Deck) is named by its own strip layout (numeral panel,
     glyph, pips) and, with `classifier` True, the shipped classifier (on the finder's
-    `backend` when it has an export for it: NCNN on the Pi, so no ONNX Runtime); any other
-    deck by BandNamer (its band embedding on NCNN too when the finder is). With None only the
-    default deck's strips are drawn (no 89 MB of faces)."""
+    `backend` when it has an export for it: NCNN on the Pi, so no ONNX Runtime), its unsure
+    strips by its faces too (`DefaultNamer`); any other deck by BandNamer (its band embedding
+    on NCNN too when the finder is). With None only the default deck's strips are drawn (no
+    89 MB of faces; the second opinion draws them one at a time)."""
     if deck is None or is_default(deck):
         if classifier is True:
             classifier = load_classifier(MODELS_DIR, backend=backend)
-        return StripNamer(deck if deck is not None else default_strips(), classifier or None)
+        strips = StripNamer(deck if deck is not None else default_strips(), classifier or None)
+        return DefaultNamer(strips, deck, backend)
     return BandNamer(deck, backend=backend)
 
 
@@ -347,8 +350,8 @@ class CardDetector:
         finder last ran keeps that whole reading (the finder does not run again).
 
         The default deck (None: only its strips are drawn) is named by its own strip layout
-        (numeral panel, glyph, pips) and the shipped classifier; any other deck by BandNamer,
-        which knows nothing of the design."""
+        (numeral panel, glyph, pips) and the shipped classifier, its unsure strips by its faces
+        too; any other deck by BandNamer, which knows nothing of the design."""
         self.model = model if model is not None else load_model(name=finder_name(deck))
         self.namer = namer_for(deck, classifier, getattr(self.model, "backend", None))
         self._any_deck = isinstance(self.namer, BandNamer)
