@@ -330,6 +330,7 @@ def main() -> int:
     model = load_model(backend, models_dir, threads=threads, name=finder)
     timings = Timings()
     detector = detector_module.CardDetector(TimedModel(model, timings), deck)
+    detector.prepare()  # as `companion run`
     del deck  # as `companion run`: the namer keeps its references, not the faces
 
     record_path = recording.parent / "record.json" if recording.is_file() else None

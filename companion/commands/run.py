@@ -163,6 +163,7 @@ def follow(
     # ingredient at a time by the namer, which keeps only its bands (a few MB)
     deck = load_deck(args.deck, lazy=True) if args.deck else None
     detector = CardDetector(load_model(args.backend, name=finder_name(deck)), deck)
+    detector.prepare()
     del deck
     log = GameLog.open(log_path or args.log)
     lock: LogLock | None = None

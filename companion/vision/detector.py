@@ -371,6 +371,12 @@ class CardDetector:
         self._fan_view: tuple[TableCalibration, np.ndarray] | None = None
         """... and (calibration, the scan area's pixels) they were read in."""
 
+    def prepare(self) -> None:
+        """Make now what naming would make at the first unsure strip (the default deck's
+        second namer, about a second): a live game must not hold a bowl's announcement on it."""
+        if isinstance(self.namer, DefaultNamer):
+            self.namer.faces()
+
     def forget_view(self) -> None:
         """Run the finder at the next frame even if the view did not change (strips that did
         not change still keep their names): what a frame costs when something moved."""
