@@ -371,6 +371,7 @@ def _detection_step(
     from companion.vision.plane import rectify
 
     detector = CardDetector(model)
+    detector.prepare()  # as `companion run`: the first read is not timed with it
     frame = image if image is not None else np.full((720, 1280, 3), 128, np.uint8)
     markers = MarkerWatch()
 
