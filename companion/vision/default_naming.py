@@ -44,8 +44,8 @@ class DefaultNamer:
         return self.strips.classifier
 
     def faces(self) -> BandNamer:
-        """The second namer, made when first needed (about a second: most tables in kind light
-        never need it)."""
+        """The second namer, made when first needed or by `CardDetector.prepare` (about a
+        second: a still photo in kind light may never need it)."""
         if self._faces is None:
             deck = self._deck if self._deck is not None else default_deck(lazy=True)
             self._faces = BandNamer(deck, backend=self._backend)
@@ -70,7 +70,8 @@ class DefaultNamer:
         for k, second in zip(unsure, again, strict=True):
             first = out[k]
             # the surer of both (asking the second to name one of the first's two best cards,
-            # or to be sure on its own, dropped right readings and none of the false ones)
+            # to be sure on its own or to agree with the glyph's silhouette lost more right
+            # readings than false ones: models/README, stop 52)
             if second is not None and (first is None or second.confidence > first.confidence):
                 out[k] = second
         return out
