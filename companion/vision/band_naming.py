@@ -800,10 +800,13 @@ class BandNamer:
         embedder: AnyBandEmbedder | bool | None = True,
         fuse: bool = True,
         backend: str | None = None,
+        icons: float | None = None,
     ) -> None:
         """`embedder`: True for the deck's own tuned band embedding (`companion deck tune`),
         else the shipped one, when present; False for the hand-made scores alone, or a loaded
-        one; `fuse`: False to let it name alone (for
+        one; `icons`: how much look-alike ingredients' outlines count (`_pair`; None:
+        PAIR_ICON); `fuse`: False
+        to let it name alone (for
         measuring it); `backend`: the finder's ("ncnn": the embedding's NCNN export, so no
         ONNX Runtime on the Pi). The deck's faces are not kept (an enrolled deck's are about
         100 MB): only the references drawn from them, and those before the embedding's session
@@ -812,6 +815,7 @@ class BandNamer:
         at once."""
         self.deck_name = deck.name
         self._fuse = fuse
+        self._icons = PAIR_ICON if icons is None else icons
         bands, bodies = self._bands(deck)
         self._bodies: Bodies = bodies_of(bodies)
         """Every card's body (`card_body`): what a card seen whole is checked against."""
@@ -1354,7 +1358,7 @@ class BandNamer:
         self, way: _WayUp, shape: np.ndarray, a: int, b: int, at: list[tuple[int, int]]
     ) -> tuple[float, float]:
         """The band compared with ingredient means a and b where they differ: structure minus
-        PAIR_COLOUR times the colour distance there, plus PAIR_ICON times the likeness of the
+        PAIR_COLOUR times the colour distance there, plus `icons` times the likeness of the
         band's outlines (`shape`: the way's `_shape`) where the two means' outlines differ.
         Two tints differ over the whole band, so where the colours differ the small icon is a
         sliver of the comparison and a light whose colour was measured off decides it; where
@@ -1395,7 +1399,7 @@ class BandNamer:
             for k, (templ, s_templ) in enumerate(((ta, sa), (tb, sb))):
                 score = float(unit @ _masked_unit(templ, weights))
                 score -= PAIR_COLOUR * _colour_distance(crop, templ, weights)
-                score += PAIR_ICON * float(s_unit @ _masked_unit(s_templ, s_weights))
+                score += self._icons * float(s_unit @ _masked_unit(s_templ, s_weights))
                 best[k] = max(best[k], score)
         return best[0], best[1]
 
