@@ -106,7 +106,8 @@ NO_SAY: Final = 0.05
 largest difference are not compared there (a tie)."""
 PAIR_COLOUR: Final = 2.0
 PAIR_ICON: Final = 1.0
-"""... plus this times the outlines' likeness where the outlines differ (`_pair`)."""
+"""Look-alike ingredients compared where they differ (`_pair`): the band's outlines' likeness
+to each, where their outlines differ, counts this much beside structure and colour."""
 PAIR_TIE: Final = 0.02
 """Where they differ, a lead this small is a tie (the whole-band scores decide): a light brown
 in a hand's shadow led a dark one by 0.002 there, and by 0.01 the other way a millimetre
@@ -805,14 +806,12 @@ class BandNamer:
         """`embedder`: True for the deck's own tuned band embedding (`companion deck tune`),
         else the shipped one, when present; False for the hand-made scores alone, or a loaded
         one; `icons`: how much look-alike ingredients' outlines count (`_pair`; None:
-        PAIR_ICON); `fuse`: False
-        to let it name alone (for
-        measuring it); `backend`: the finder's ("ncnn": the embedding's NCNN export, so no
-        ONNX Runtime on the Pi). The deck's faces are not kept (an enrolled deck's are about
-        100 MB): only the references drawn from them, and those before the embedding's session
-        is made: the faces are asked for one ingredient (8 faces) at a time, so a deck whose
-        faces are read at each use (`load_deck(..., lazy=True)`) never has them all in memory
-        at once."""
+        PAIR_ICON); `fuse`: False to let it name alone (for measuring it); `backend`: the
+        finder's ("ncnn": the embedding's NCNN export, so no ONNX Runtime on the Pi). The
+        deck's faces are not kept (an enrolled deck's are about 100 MB): only the references
+        drawn from them, and those before the embedding's session is made: the faces are asked
+        for one ingredient (8 faces) at a time, so a deck whose faces are read at each use
+        (`load_deck(..., lazy=True)`) never has them all in memory at once."""
         self.deck_name = deck.name
         self._fuse = fuse
         self._icons = PAIR_ICON if icons is None else icons
