@@ -522,13 +522,8 @@ def test_learning_the_decks_colour_reads_its_look_alike_ingredients(
 ) -> None:
     """The frames read after the cast is learned are read at least as right as the same frames
     by references left warm (and no frame's own measure of its light either), with fewer wrong
-    readings announced. Look-alikes are judged by colour only here (`PAIR_ICON` 0): their
-    icons now tell the warm references' two wrong readings of frames 3-5 apart too (one left,
-    learned or not), and the cast is what this is about."""
-    monkeypatch.setattr(band_naming, "PAIR_ICON", 0.0)
-    _warm_namer_readings.cache_clear()
+    readings announced."""
     _, learned = _warm_namer_readings()
-    _warm_namer_readings.cache_clear()
     monkeypatch.setattr(band_naming, "FRAME_CAST_STEP", math.inf)
     right = {"learned": 0, "warm": 0}
     wrong = {"learned": 0, "warm": 0}

@@ -105,9 +105,6 @@ NO_SAY: Final = 0.05
 """Two ingredients that differ where the band shows, unclipped, by under this share of their
 largest difference are not compared there (a tie)."""
 PAIR_COLOUR: Final = 2.0
-PAIR_ICON: Final = 1.0
-"""Look-alike ingredients compared where they differ (`_pair`): the band's outlines' likeness
-to each, where their outlines differ, counts this much beside structure and colour."""
 PAIR_TIE: Final = 0.02
 """Where they differ, a lead this small is a tie (the whole-band scores decide): a light brown
 in a hand's shadow led a dark one by 0.002 there, and by 0.01 the other way a millimetre
@@ -801,20 +798,18 @@ class BandNamer:
         embedder: AnyBandEmbedder | bool | None = True,
         fuse: bool = True,
         backend: str | None = None,
-        icons: float | None = None,
     ) -> None:
         """`embedder`: True for the deck's own tuned band embedding (`companion deck tune`),
         else the shipped one, when present; False for the hand-made scores alone, or a loaded
-        one; `icons`: how much look-alike ingredients' outlines count (`_pair`; None:
-        PAIR_ICON); `fuse`: False to let it name alone (for measuring it); `backend`: the
-        finder's ("ncnn": the embedding's NCNN export, so no ONNX Runtime on the Pi). The
-        deck's faces are not kept (an enrolled deck's are about 100 MB): only the references
-        drawn from them, and those before the embedding's session is made: the faces are asked
-        for one ingredient (8 faces) at a time, so a deck whose faces are read at each use
-        (`load_deck(..., lazy=True)`) never has them all in memory at once."""
+        one; `fuse`: False to let it name alone (for
+        measuring it); `backend`: the finder's ("ncnn": the embedding's NCNN export, so no
+        ONNX Runtime on the Pi). The deck's faces are not kept (an enrolled deck's are about
+        100 MB): only the references drawn from them, and those before the embedding's session
+        is made: the faces are asked for one ingredient (8 faces) at a time, so a deck whose
+        faces are read at each use (`load_deck(..., lazy=True)`) never has them all in memory
+        at once."""
         self.deck_name = deck.name
         self._fuse = fuse
-        self._icons = PAIR_ICON if icons is None else icons
         bands, bodies = self._bands(deck)
         self._bodies: Bodies = bodies_of(bodies)
         """Every card's body (`card_body`): what a card seen whole is checked against."""
@@ -1353,24 +1348,15 @@ class BandNamer:
             at[j] = (2 * x, 2 * y)
         return scores, at
 
-    def _pair(
-        self, way: _WayUp, shape: np.ndarray, a: int, b: int, at: list[tuple[int, int]]
-    ) -> tuple[float, float]:
+    def _pair(self, way: _WayUp, a: int, b: int, at: list[tuple[int, int]]) -> tuple[float, float]:
         """The band compared with ingredient means a and b where they differ: structure minus
-        PAIR_COLOUR times the colour distance there, plus `icons` times the likeness of the
-        band's outlines (`shape`: the way's `_shape`) where the two means' outlines differ.
-        Two tints differ over the whole band, so where the colours differ the small icon is a
-        sliver of the comparison and a light whose colour was measured off decides it; where
-        the outlines differ is the icon (and the art), each numeral the same blur in both
-        means. Pixels the camera clipped have no say: an overexposed pale background reads
-        white for every tint, and two pastels that differ there would otherwise outvote the
-        small icon that still tells them apart."""
+        PAIR_COLOUR times the colour distance there. Pixels the camera clipped have no say: an
+        overexposed pale background reads white for every tint, and two pastels that differ
+        there would otherwise outvote the small icon that still tells them apart."""
         ta, tb = self._refs.ing_mean[a], self._refs.ing_mean[b]
-        sa, sb = self._refs.ing_shape[a], self._refs.ing_shape[b]
         th, tw = ta.shape[:2]
         diff = np.abs(ta - tb).sum(axis=2)
         diff = cv2.GaussianBlur(diff, (0, 0), 1.0 * PPM)
-        sdiff = cv2.GaussianBlur(np.abs(sa - sb).sum(axis=2), (0, 0), 1.0 * PPM)
         h, w = way.rep.shape[:2]
         # each at its best of both alignments found and a pixel around them: the two are
         # aligned on what they share, a pixel apart as often as not, and compared each at
@@ -1392,13 +1378,9 @@ class BandNamer:
                 continue
             weights = (seen / peak)[..., None].astype(np.float32)
             unit = _masked_unit(crop, weights)
-            s_seen = sdiff * ~way.clipped[y : y + th, x : x + tw]
-            s_weights = (s_seen / max(float(s_seen.max()), 1e-6))[..., None].astype(np.float32)
-            s_unit = _masked_unit(shape[y : y + th, x : x + tw], s_weights)
-            for k, (templ, s_templ) in enumerate(((ta, sa), (tb, sb))):
+            for k, templ in enumerate((ta, tb)):
                 score = float(unit @ _masked_unit(templ, weights))
                 score -= PAIR_COLOUR * _colour_distance(crop, templ, weights)
-                score += self._icons * float(s_unit @ _masked_unit(s_templ, s_weights))
                 best[k] = max(best[k], score)
         return best[0], best[1]
 
@@ -1454,9 +1436,7 @@ class BandNamer:
         if close:
             # ingredients alike overall (two browns, three pastels): the pixels where they
             # differ (icon, art) decide
-            best_j, rival, i_margin = self._look_alikes(
-                way, shape, [best_j, *close], ing_scores, ing_at
-            )
+            best_j, rival, i_margin = self._look_alikes(way, [best_j, *close], ing_scores, ing_at)
         else:
             rival = others[0]
             i_margin = float(ing_scores[best_j] - ing_scores[rival])
@@ -1465,7 +1445,6 @@ class BandNamer:
     def _look_alikes(
         self,
         way: _WayUp,
-        shape: np.ndarray,
         group: list[int],
         ing_scores: np.ndarray,
         ing_at: list[tuple[int, int]],
@@ -1477,7 +1456,7 @@ class BandNamer:
         lead: dict[tuple[int, int], float] = {}
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
-                s_a, s_b = self._pair(way, shape, a, b, ing_at)
+                s_a, s_b = self._pair(way, a, b, ing_at)
                 lead[a, b], lead[b, a] = s_a - s_b, s_b - s_a
         wins = {a: sum(lead[a, b] > PAIR_TIE for b in group if b != a) for a in group}
         best = max(group, key=lambda a: (wins[a], ing_scores[a]))

@@ -48,10 +48,7 @@ class DefaultNamer:
         second: a still photo in kind light may never need it)."""
         if self._faces is None:
             deck = self._deck if self._deck is not None else default_deck(lazy=True)
-            # outlines of look-alikes not counted: the strip namer asks only where it is
-            # unsure, and it judges the glyph's silhouette itself; counted, they added false
-            # readings on the renderer's test split (plain 4 -> 5, hard 16 -> 18, stop 53)
-            self._faces = BandNamer(deck, backend=self._backend, icons=0.0)
+            self._faces = BandNamer(deck, backend=self._backend)
         return self._faces
 
     def name_boxes(
