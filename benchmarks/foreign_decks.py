@@ -288,14 +288,18 @@ def _companion() -> str:
 
 
 def load_design(name: str) -> Any:
-    """The Deck of `family-seed`, or the default deck."""
+    """The Deck of `family-seed` (a design family, or an outsider style:
+    `benchmarks/outsider_decks.py`), or the default deck."""
     if name == DEFAULT:
         from companion.deck.deckdir import default_deck
 
         return default_deck()
+    from benchmarks.outsider_decks import STYLES, outsider_deck
     from companion.deck.designs import design_deck
 
     family, seed = name.rsplit("-", 1)
+    if family in STYLES:
+        return outsider_deck(family, int(seed))
     return design_deck(family, int(seed))
 
 
@@ -597,6 +601,7 @@ def add_tune_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    from benchmarks.outsider_decks import STYLES
     from companion.deck.designs import FAMILIES, HELD_OUT_FAMILIES
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -605,7 +610,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument(
         "--families",
         default=",".join(HELD_OUT_FAMILIES),
-        help=f"design families (default the held-out ones); any of {', '.join(FAMILIES)}",
+        help=f"design families (default the held-out ones); any of {', '.join(FAMILIES)}, "
+        f"or an outsider style: {', '.join(STYLES)} (benchmarks/outsider_decks.py)",
     )
     ap.add_argument("--seeds", default="1", help="design seeds, comma-separated (default 1)")
     ap.add_argument("--frame-seed", type=int, default=90_000, help="scene seed (90000)")
@@ -641,7 +647,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--json", action="store_true", help="last line: one JSON object")
     args = ap.parse_args(argv)
     args.families = _csv(args.families)
-    bad = [f for f in args.families if f not in FAMILIES]
+    bad = [f for f in args.families if f not in FAMILIES and f not in STYLES]
     if bad:
         ap.error(f"unknown famil{'ies' if len(bad) > 1 else 'y'} {', '.join(bad)}")
     try:

@@ -51,6 +51,7 @@ KEYS = {
     "verdict_line",
     "advice",
     "seconds",
+    "index_mm",
 }
 
 
@@ -87,6 +88,7 @@ def test_command_reports_every_figure_as_json(tarot):
     assert len(report["nearest_pairs"]) == 5
     assert report["verdict"] in ("ready", "usable", "hard")
     assert out.returncode == (1 if report["verdict"] == "hard" else 0)
+    assert report["index_mm"] == 12.0  # its numeral in a half-disc at the very top
 
 
 def test_identical_ingredients_are_reported(tmp_path):

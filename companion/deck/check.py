@@ -157,6 +157,9 @@ class DeckCheck:
     verdict_line: str
     advice: tuple[str, ...]
     seconds: float
+    index_mm: float | None = None
+    """How far down the card its values are compared (`band_naming.INDEX_SHARE`): the depth
+    of the index a cascade must leave showing; None for the default deck's strip layout."""
 
     @property
     def ok(self) -> bool:
@@ -202,6 +205,7 @@ class DeckCheck:
             "verdict_line": self.verdict_line,
             "advice": list(self.advice),
             "seconds": round(self.seconds, 2),
+            "index_mm": None if self.index_mm is None else round(self.index_mm, 1),
         }
 
 
@@ -579,6 +583,7 @@ def check_deck(
         verdict_line=line,
         advice=advice if verdict != "ready" else (),
         seconds=clock() - t0,
+        index_mm=getattr(namer, "index_mm", None),
     )
 
 
@@ -586,6 +591,11 @@ def format_report(c: DeckCheck) -> str:
     """The plain-text report `companion deck check` prints."""
     t = c.tally
     lines = [f"deck {c.deck}: named by {c.namer}"]
+    if c.index_mm is not None:
+        lines.append(
+            f"values compared over the top {c.index_mm:.0f} mm of each card: lay cascades with "
+            f"steps of at least {max(c.index_mm, 12.0):.0f} mm (the kit's 16 mm is right)"
+        )
     lines.append("nearest pairs on the faces alone (separation 1 = where the namer doubts):")
     lines += [f"  {p}" for p in c.nearest_pairs]
     lines.append(

@@ -138,6 +138,15 @@ frames: 1.2-2.8 px) or a 720p video leaves a numeral far softer than the deck's 
 VALUE_MASK_FLOOR: Final = 0.25
 """Pixels where an ingredient's 8 faces differ by less than this share of the most differing
 pixel do not vote on the value."""
+INDEX_SHARE: Final = 0.75
+INDEX_SHARE_PERCENTILE: Final = 5.0
+"""A deck's bands are compared over their top TOP_MM (what the tightest cascade shows) unless
+its values differ mostly lower down: then over the fewest whole millimetres, up to
+INDEX_STRIP_MM (the kit's cascade step), that hold INDEX_SHARE of the difference between two
+values of one ingredient for all but INDEX_SHARE_PERCENTILE % of such pairs (`index_rows`).
+A seven-segment 5 and 6, or 2 and 3, differ only in their lower half, below 12 mm on a deck
+with a tall corner index (benchmarks/outsider_decks.py: 5-14 % of the pairs' difference in the
+top 12 mm, and 60 % of its cards read); every generated design keeps 83-98 % there."""
 EMBED_SHIFTS: Final = tuple((dy, dx) for dy in (-4, 0, 4) for dx in (-5, 0, 5))
 """Offsets (px at PPM) of the crops the learned comparison sees around the aligned band."""
 EMBED_SOFT_MM: Final = 0.35
@@ -465,6 +474,30 @@ stay, a foil's sheen or a lamp's gradient (which differ from card to card) go.""
 
 def _shape(rep: np.ndarray) -> np.ndarray:
     return rep - cv2.GaussianBlur(rep, (0, 0), VALUE_SHAPE_MM * PPM)
+
+
+def index_rows(bands: Sequence[np.ndarray]) -> int:
+    """How many rows (at PPM) of a deck's bands (`BandNamer._bands`: 2 x 56, INDEX_STRIP_MM
+    high) hold its index (`INDEX_SHARE`)."""
+    full = np.stack([_rep(b, REF_BLUR_MM) for b in bands])
+    edge = round(1.5 * PPM)
+    rows = np.zeros((0, full.shape[1]), np.float32)
+    for g in range(len(full) // N_VAL):
+        group = _registered(full[g * N_VAL : (g + 1) * N_VAL])
+        lum = np.maximum(group[..., :1].mean(axis=(1, 2), keepdims=True), 8.0)
+        outlines = np.stack([_shape(b) for b in group]) / lum
+        outlines[:, :edge] = 0
+        outlines[:, :, :edge] = 0
+        outlines[:, :, -edge:] = 0
+        a, b = np.triu_indices(N_VAL, 1)
+        diff = ((outlines[a] - outlines[b]) ** 2).sum(axis=(2, 3))  # (pairs, rows)
+        rows = np.concatenate([rows, diff])
+    share = np.cumsum(rows, axis=1) / np.maximum(rows.sum(axis=1, keepdims=True), 1e-9)
+    held = np.percentile(share, INDEX_SHARE_PERCENTILE, axis=0)
+    for mm in range(math.ceil(TOP_MM), math.floor(INDEX_STRIP_MM) + 1):
+        if held[min(round(mm * PPM), len(held)) - 1] >= INDEX_SHARE:
+            return round(mm * PPM)
+    return full.shape[1]
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -817,8 +850,11 @@ class BandNamer:
         self.tuned = embedder is True and own == deck.folder
         """Whether the deck's own tuned comparison (`companion deck tune`) is used."""
         self._embedder = load_embedder(own, backend) if embedder is True else (embedder or None)
-        self._refs = self._build(bands)
-        self._ref_bands = np.stack(bands) if self._embedder else None
+        self.index_mm = index_rows(bands) / PPM
+        """How deep the bands are compared (`INDEX_SHARE`), mm."""
+        self._refs = self._build(bands, round(self.index_mm * PPM))
+        th = round(TOP_MM * PPM)
+        self._ref_bands = np.stack([b[:th] for b in bands]) if self._embedder else None
         """The references' bands, kept to embed them blurred as a frame is (`_embed_blur`)."""
         self._embedded_at: dict[int, np.ndarray] = {}
         """The references embedded at each blur a frame asked for so far (in steps)."""
@@ -832,11 +868,10 @@ class BandNamer:
 
     @staticmethod
     def _bands(deck: Deck) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Top bands then bottom bands turned, TOP_MM high; and every card's body
+        """Top bands then bottom bands turned, INDEX_STRIP_MM high; and every card's body
         (`card_body.body_of_face`), its face's light made the bands' alike."""
         w = round(CARD_W_MM * PPM)
         h = round(INDEX_STRIP_MM * PPM)
-        th = round(TOP_MM * PPM)
         tops: list[np.ndarray] = []
         bottoms: list[np.ndarray] = []
         bodies: list[np.ndarray] = []
@@ -849,8 +884,8 @@ class BandNamer:
             paper[k] = gains
             for face in faces:
                 top, bottom = face_ends(_ends_scaled(face, gains), INDEX_STRIP_MM, (w, h))
-                tops.append(top[:th].copy())
-                bottoms.append(bottom[:th].copy())
+                tops.append(top)
+                bottoms.append(bottom)
             bodies.extend(body_of_face(face, gains) for face in faces)
             del faces, face  # before the next ingredient's are read
         if photographed:
@@ -862,10 +897,13 @@ class BandNamer:
                     bodies[i] *= fix[i // N_VAL]
         return tops + bottoms, bodies
 
-    def _build(self, bands: list[np.ndarray]) -> _Refs:
-        th = round(TOP_MM * PPM)
-        embedded = self._embedder.embed(np.stack(bands)) if self._embedder else None
-        full = np.stack([_rep(b, REF_BLUR_MM) for b in bands])
+    def _build(self, bands: list[np.ndarray], rows: int) -> _Refs:
+        """The references from the bands' top `rows` (the learned comparison and the colours:
+        their top TOP_MM)."""
+        tops = [b[: round(TOP_MM * PPM)] for b in bands]
+        embedded = self._embedder.embed(np.stack(tops)) if self._embedder else None
+        full = np.stack([_rep(b[:rows], REF_BLUR_MM) for b in bands])
+        th = full.shape[1]
         for g in range(2 * N_ING):
             full[g * N_VAL : (g + 1) * N_VAL] = _registered(full[g * N_VAL : (g + 1) * N_VAL])
         shapes = np.stack([_shape(b) for b in full])  # where the values differ, and by what
@@ -920,7 +958,7 @@ class BandNamer:
         )
         ing_shape = np.stack([_shape(m) for m in ing_mean])
         ing_shape_unit = np.stack([_unit(m) for m in ing_shape])
-        colour = np.stack([b.reshape(-1, 3).mean(axis=0) for b in bands]).astype(np.float32)
+        colour = np.stack([b.reshape(-1, 3).mean(axis=0) for b in tops]).astype(np.float32)
         return _Refs(
             full,
             ing_mean,
@@ -1565,9 +1603,13 @@ class BandNamer:
     def _numeral_row(self, shape: np.ndarray, j: int, vx: int, vy: int) -> int:
         """The band's top row for the value comparison: `vy` (its top edge), unless the
         ingredient's numerals on average (all 8 at one place, so no single value picks its own
-        spot) fit NUMERAL_LEAD better within NUMERAL_SHIFT_PX of it."""
+        spot) fit NUMERAL_LEAD better within NUMERAL_SHIFT_PX of it. Judged on the top
+        TOP_MM of a deeper index (`INDEX_SHARE`): a tall numeral's mean, searched upwards,
+        fitted the card above's edge in a cascade better than its own place (a lettered-2 4
+        read as a 7, 3.6 mm high)."""
         (my0, my1, mx0, mx1) = self._refs.value_box[j]
-        mean = self._refs.numeral_mean[j]
+        my1 = max(my0 + 1, min(my1, round(TOP_MM * PPM)))
+        mean = self._refs.numeral_mean[j][: my1 - my0]
         pad, shift = VALUE_SEARCH_PX, NUMERAL_SHIFT_PX
         r0 = max(0, vy + my0 - pad - shift)
         region = shape[r0 : vy + my1 + pad + shift, max(0, vx + mx0 - pad) : vx + mx1 + pad]
@@ -1587,7 +1629,7 @@ class BandNamer:
 
     def _crop(self, patch: np.ndarray, x: int, y: int) -> np.ndarray:
         """The band's top TOP_MM at (x, y) of the patch, kept inside it."""
-        th, tw = self._refs.full.shape[1:3]
+        th, tw = round(TOP_MM * PPM), self._refs.full.shape[2]
         y0 = min(max(y, 0), patch.shape[0] - th)
         x0 = min(max(x, 0), patch.shape[1] - tw)
         return patch[y0 : y0 + th, x0 : x0 + tw]
