@@ -258,6 +258,57 @@ def test_a_card_misread_as_a_served_one_still_counts_as_a_play() -> None:
     assert [(e["region"], e["player"]) for e in served] == [("bowl-2", "Bob")]
 
 
+@pytest.mark.parametrize("second_first", [False, True])
+def test_a_card_misread_as_a_served_one_then_read_right_is_one_play(second_first: bool) -> None:
+    """Alice's first card of turn 3 lands in Bowl 3 misread as menma-7 (served in turn 2), and
+    a later change reads it right, shiitake-3, while the misread id lingers. That is the same
+    play read again, not a second card in Bowl 3: no warning, Alice's turn ends with her other
+    card and her take, and Bob's serve is Bob's. Counted twice, every later turn and serve
+    went to the other player (held-out games, lettered-1 in warm light: 6 of 12 bowls
+    credited to the wrong player after one 4 read as a 3)."""
+    tb = Table()
+    tb.first_turns()
+    tb.play("menma-7", "bowl-3")  # a misread: menma-7 lies face down in Bob's pile
+    if second_first:
+        tb.play("shiitake-7", "bowl-2")  # her other card first: the misread one ended the plays
+    out = tb.play("shiitake-3", "bowl-3")  # the same card, read right at last
+    assert codes(out) == []
+    assert bowl_cards(tb, "bowl-3") == ("shiitake-3",)
+    if not second_first:
+        tb.play("shiitake-7", "bowl-2")
+    tb.remove("ajitama-2")
+    tb.refill("kamaboko-2")
+    v = tb.f.view()
+    assert (v.current_player, v.turn) == ("Bob", 4)
+    tb.play("negi-6", "bowl-2")  # nori-0, chashu-1, shiitake-7, negi-6: 14, ready
+    tb.play("negi-5", "bowl-1")
+    served = kinds(tb.serve("bowl-2"), "bowl_served")
+    assert [(e["region"], e["player"]) for e in served] == [("bowl-2", "Bob")]
+    assert [c for c in codes(tb.sunk) if c != "already_served"] == []
+
+
+@pytest.mark.parametrize("ghost_bowl", ["bowl-1", "bowl-3"])
+def test_a_served_card_read_as_the_second_card_lands_elsewhere_is_no_play(ghost_bowl: str) -> None:
+    """Alice has played shiitake-3; in one change her second card lands in Bowl 2 and a
+    served card (menma-7) is read in another bowl. Her two plays are those two real cards:
+    the misread is warned about, not counted, and her turn ends with her take. Counted
+    first, it was her second play and shiitake-4 became Bob's first (held-out game
+    segment-1, bump: every turn after went one seat on)."""
+    tb = Table()
+    tb.first_turns()
+    tb.play("shiitake-3", "bowl-3" if ghost_bowl == "bowl-1" else "bowl-1")
+    tb.cards["menma-7"] = ghost_bowl
+    out = tb.play("shiitake-4", "bowl-2")
+    assert codes(out) == ["already_served"]
+    v = tb.f.view()
+    assert (v.current_player, v.turn) == ("Alice", 3)  # her take is still to come
+    tb.remove("ajitama-2")
+    tb.refill("kamaboko-2")
+    v = tb.f.view()
+    assert (v.current_player, v.turn) == ("Bob", 4)
+    assert [c for c in codes(tb.sunk) if c != "already_served"] == []
+
+
 def test_a_served_card_read_beside_a_card_that_landed_is_that_card_read_twice() -> None:
     """Alice's first card of turn 3 lands in Bowl 1 and, in the same change, a served card
     (menma-7) is read in Bowl 1 too: that is the new card's far end read as another (a lone
