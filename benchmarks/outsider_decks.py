@@ -12,7 +12,12 @@ their own backgrounds, and in each style two ingredients in near-identical colou
   the same turned in the bottom-right corner, a large silhouette in the middle;
 - `lettered`: one cream paper for every card, the ingredient told by a coloured frame, a
   coloured banner across the top holding a brush-stroke numeral between two silhouettes, and
-  the banner turned at the bottom: colour is a thin part of the band, the icons matter.
+  the banner turned at the bottom: colour is a thin part of the band, the icons matter;
+- `kanji`: washi paper, the value as a kanji numeral (a ring for 0) in a red seal in the
+  top-left corner, the same red on every card, the ingredient's silhouette in its colour
+  beside it: one, two and three differ by a stroke;
+- `pips`: one charcoal card for all, a top band in the ingredient's colour holding the value
+  as white dots (two rows of up to four, a ring for 0) and the ingredient's silhouette.
 
 Use them like any design by name with the foreign-deck benchmarks (`segment-1`,
 `lettered-2`, ...):
@@ -41,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 from companion.cards import ALL_CARDS, INGREDIENTS, Card  # noqa: E402
 from companion.deck.deckdir import Deck  # noqa: E402
 
-STYLES: Final[tuple[str, ...]] = ("segment", "lettered")
+STYLES: Final[tuple[str, ...]] = ("segment", "lettered", "kanji", "pips")
 PPM: Final = 10.0
 W_MM, H_MM = 63.0, 88.0
 BGR = tuple[int, int, int]
@@ -269,6 +274,65 @@ def seven_segment(
         _fill(img, np.array([a - v * t / 2, a + n, b + n, b + v * t / 2, b - n, a - n]), ink)
 
 
+# kanji numerals as strokes in a unit box: 〇 一 二 三 四 五 六 七 (0 drawn as a ring)
+_KANJI: Final[dict[int, list[list[tuple[float, float]]]]] = {
+    1: [[(0.05, 0.5), (0.95, 0.5)]],
+    2: [[(0.2, 0.25), (0.8, 0.25)], [(0.05, 0.8), (0.95, 0.8)]],
+    3: [[(0.15, 0.15), (0.85, 0.15)], [(0.25, 0.5), (0.75, 0.5)], [(0.05, 0.88), (0.95, 0.88)]],
+    4: [
+        [(0.1, 0.1), (0.1, 0.95)],
+        [(0.1, 0.1), (0.9, 0.1), (0.9, 0.95)],
+        [(0.1, 0.92), (0.9, 0.92)],
+        [(0.4, 0.12), (0.3, 0.62)],
+        [(0.6, 0.12), (0.6, 0.55), (0.75, 0.62)],
+    ],
+    5: [
+        [(0.15, 0.08), (0.85, 0.08)],
+        [(0.45, 0.08), (0.32, 0.92)],
+        [(0.2, 0.45), (0.75, 0.45), (0.72, 0.92)],
+        [(0.05, 0.92), (0.95, 0.92)],
+    ],
+    6: [
+        [(0.5, 0.02), (0.55, 0.18)],
+        [(0.05, 0.3), (0.95, 0.3)],
+        [(0.38, 0.5), (0.15, 0.92)],
+        [(0.62, 0.5), (0.85, 0.92)],
+    ],
+    7: [[(0.05, 0.45), (0.95, 0.32)], [(0.42, 0.05), (0.42, 0.8), (0.55, 0.92), (0.92, 0.9)]],
+}
+
+
+def kanji_numeral(
+    img: np.ndarray, value: int, x: float, y: float, w: float, h: float, ink: BGR, thick: float
+) -> None:
+    """`value` as a kanji numeral (0 as a ring) in the box (x, y, w, h) mm."""
+    if value == 0:
+        _ellipse(img, x + w / 2, y + h / 2, w * 0.4, h * 0.4, ink, thick=thick)
+        return
+    for stroke in _KANJI[value]:
+        pts = np.array([[x + u * w, y + v * h] for u, v in stroke])
+        cv2.polylines(
+            img,
+            [np.round(pts * PPM * 16).astype(np.int32)],
+            False,
+            ink,
+            max(1, _px(thick)),
+            cv2.LINE_AA,
+            shift=4,
+        )
+
+
+def pip_count(img: np.ndarray, value: int, x: float, y: float, pitch: float, ink: BGR) -> None:
+    """`value` as dots, two rows of up to four from (x, y) mm; 0 as an empty ring."""
+    r = pitch * 0.32
+    if value == 0:
+        _ellipse(img, x + r, y + r, r, r, ink, thick=0.5)
+        return
+    for k in range(value):
+        row, col = divmod(k, 4)
+        _ellipse(img, x + r + col * pitch, y + r + row * pitch, r, r, ink)
+
+
 def brush_numeral(
     img: np.ndarray, value: int, x: float, y: float, w: float, h: float, ink: BGR, thick: float
 ) -> None:
@@ -373,6 +437,53 @@ def _lettered_face(
     return img
 
 
+def _kanji_face(
+    rng: np.random.Generator, card: Card, colors: dict[str, BGR], paper: BGR, thick: float
+) -> np.ndarray:
+    """Washi paper, a red seal-like square at the top left holding the kanji numeral in
+    paper colour, the ingredient's silhouette in its colour beside it, a brushed band of the
+    ingredient's colour down the middle; turned at the bottom right."""
+    col = colors[card.ingredient]
+    img = np.empty((_px(H_MM), _px(W_MM), 3), np.uint8)
+    img[:] = paper
+    fibres = cv2.GaussianBlur(rng.normal(0, 6, img.shape[:2]).astype(np.float32), (0, 0), 2)
+    img[:] = np.clip(img + fibres[..., None], 0, 255).astype(np.uint8)
+    seal: BGR = (40, 40, 180)
+
+    def index(layer: np.ndarray, mask: np.ndarray) -> None:
+        for target, c in ((layer, seal), (mask, 255)):
+            cv2.rectangle(target, _pt(3, 3), _pt(15, 15), c, -1, cv2.LINE_AA, shift=4)
+        kanji_numeral(layer, card.value, 4.5, 4.5, 9.0, 9.0, paper, thick)
+        for target, c in ((layer, col), (mask, 255)):
+            silhouette(target, card.ingredient, 22.0, 9.0, 10.0, c, c)
+
+    _corner_turned(img, index)
+    cv2.rectangle(
+        img, _pt(W_MM / 2 - 9, 20), _pt(W_MM / 2 + 9, H_MM - 20), col, -1, cv2.LINE_AA, shift=4
+    )
+    silhouette(img, card.ingredient, W_MM / 2, H_MM / 2, 14.0, paper, col)
+    return img
+
+
+def _pips_face(rng: np.random.Generator, card: Card, colors: dict[str, BGR]) -> np.ndarray:
+    """A charcoal card for every ingredient: its colour as a wide top band holding the value
+    as white pips and the ingredient's silhouette at the right; turned at the bottom."""
+    col = colors[card.ingredient]
+    img = np.empty((_px(H_MM), _px(W_MM), 3), np.uint8)
+    img[:] = (48, 44, 40)
+    white: BGR = (240, 240, 240)
+
+    def band(layer: np.ndarray, mask: np.ndarray) -> None:
+        for target, c in ((layer, col), (mask, 255)):
+            cv2.rectangle(target, _pt(2.5, 2.5), _pt(W_MM - 2.5, 16), c, -1, cv2.LINE_AA, shift=4)
+        pip_count(layer, card.value, 6.0, 4.5, 5.0, white)
+        silhouette(layer, card.ingredient, W_MM - 12.0, 9.2, 10.0, white, col)
+
+    _corner_turned(img, band)
+    silhouette(img, card.ingredient, W_MM / 2, H_MM / 2, 26.0, col, (48, 44, 40))
+    return img
+
+
 @lru_cache(maxsize=8)
 def outsider_deck(style: str, seed: int) -> Deck:
     """The deck of one outsider style and seed."""
@@ -385,6 +496,16 @@ def outsider_deck(style: str, seed: int) -> Deck:
         slant = float(rng.uniform(0.05, 0.18))
         for c in ALL_CARDS:
             faces[c.id] = _segment_face(rng, c, colors, slant)
+    elif style == "kanji":
+        colors = _palette(rng, (0.45, 0.8), (0.45, 0.8))
+        paper = tuple(int(v) for v in rng.uniform(215, 240, 3))
+        thick = float(rng.uniform(1.0, 1.4))
+        for c in ALL_CARDS:
+            faces[c.id] = _kanji_face(rng, c, colors, paper, thick)  # type: ignore[arg-type]
+    elif style == "pips":
+        colors = _palette(rng, (0.5, 0.85), (0.5, 0.9))
+        for c in ALL_CARDS:
+            faces[c.id] = _pips_face(rng, c, colors)
     else:
         colors = _palette(rng, (0.55, 0.9), (0.45, 0.8))
         paper = tuple(int(v) for v in rng.uniform(225, 245, 3))
