@@ -309,17 +309,7 @@ def kanji_numeral(
     if value == 0:
         _ellipse(img, x + w / 2, y + h / 2, w * 0.4, h * 0.4, ink, thick=thick)
         return
-    for stroke in _KANJI[value]:
-        pts = np.array([[x + u * w, y + v * h] for u, v in stroke])
-        cv2.polylines(
-            img,
-            [np.round(pts * PPM * 16).astype(np.int32)],
-            False,
-            ink,
-            max(1, _px(thick)),
-            cv2.LINE_AA,
-            shift=4,
-        )
+    _strokes(img, _KANJI[value], x, y, w, h, ink, thick)
 
 
 def pip_count(img: np.ndarray, value: int, x: float, y: float, pitch: float, ink: BGR) -> None:
@@ -337,7 +327,21 @@ def brush_numeral(
     img: np.ndarray, value: int, x: float, y: float, w: float, h: float, ink: BGR, thick: float
 ) -> None:
     """`value` as brush strokes in the box (x, y, w, h) mm."""
-    for stroke in _STROKES[value]:
+    _strokes(img, _STROKES[value], x, y, w, h, ink, thick)
+
+
+def _strokes(
+    img: np.ndarray,
+    strokes: list[list[tuple[float, float]]],
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    ink: BGR,
+    thick: float,
+) -> None:
+    """Unit-box strokes drawn in the box (x, y, w, h) mm, `thick` mm wide."""
+    for stroke in strokes:
         pts = np.array([[x + u * w, y + v * h] for u, v in stroke])
         cv2.polylines(
             img,
