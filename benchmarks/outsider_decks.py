@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Final
@@ -137,17 +137,34 @@ def _pt(x: float, y: float) -> tuple[int, int]:
     return round(x * PPM * 16), round(y * PPM * 16)
 
 
-def _fill(img: np.ndarray, pts: np.ndarray, color: BGR) -> None:
+def _fill(img: np.ndarray, pts: np.ndarray, color: BGR | int) -> None:
     cv2.fillPoly(img, [np.round(pts * PPM * 16).astype(np.int32)], color, cv2.LINE_AA, shift=4)
 
 
-def _ellipse(img, cx, cy, rx, ry, color, angle=0.0, start=0, end=360, thick=-1) -> None:
-    t = thick if thick < 0 else max(1, _px(thick))
+def _ellipse(
+    img: np.ndarray,
+    cx: float,
+    cy: float,
+    rx: float,
+    ry: float,
+    color: BGR | int,
+    angle: float = 0.0,
+    start: int = 0,
+    end: int = 360,
+    thick: float = -1,
+) -> None:
+    t = -1 if thick < 0 else max(1, _px(thick))
     cv2.ellipse(img, _pt(cx, cy), _pt(rx, ry), angle, start, end, color, t, cv2.LINE_AA, shift=4)
 
 
 def silhouette(
-    img: np.ndarray, ingredient: str, cx: float, cy: float, s: float, ink: BGR, paper: BGR
+    img: np.ndarray,
+    ingredient: str,
+    cx: float,
+    cy: float,
+    s: float,
+    ink: BGR | int,
+    paper: BGR | int,
 ) -> None:
     """The ingredient drawn as a small picture `s` mm across, centred at (cx, cy) mm."""
     r = s / 2
@@ -362,10 +379,11 @@ def _palette(
     rng.shuffle(hues)
     a, b = rng.choice(7, 2, replace=False)
     hues[b] = (hues[a] + rng.uniform(5, 9)) % 180
-    out = {}
+    out: dict[str, BGR] = {}
     for ing, h in zip(INGREDIENTS, hues, strict=True):
-        hsv = np.uint8([[[h, rng.uniform(*s_range) * 255, rng.uniform(*v_range) * 255]]])
-        out[ing] = tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+        hsv = np.array([[[h, rng.uniform(*s_range) * 255, rng.uniform(*v_range) * 255]]], np.uint8)
+        b_, g_, r_ = (int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+        out[ing] = (b_, g_, r_)
     return out
 
 
@@ -384,8 +402,9 @@ def _watercolour(rng: np.random.Generator, color: BGR) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def _corner_turned(img: np.ndarray, draw) -> None:
-    """`draw(img)` at the top left and again turned half round at the bottom right."""
+def _corner_turned(img: np.ndarray, draw: Callable[[np.ndarray, np.ndarray], None]) -> None:
+    """What `draw(layer, mask)` draws, laid on `img` at the top left and again turned half
+    round at the bottom right."""
     layer = np.zeros_like(img)
     mask = np.zeros(img.shape[:2], np.uint8)
     draw(layer, mask)

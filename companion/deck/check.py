@@ -594,7 +594,7 @@ def format_report(c: DeckCheck) -> str:
     if c.index_mm is not None:
         lines.append(
             f"values compared over the top {c.index_mm:.0f} mm of each card: lay cascades with "
-            f"steps of at least {max(c.index_mm, 12.0):.0f} mm (the kit's 16 mm is right)"
+            f"steps of at least {c.index_mm:.0f} mm (the kit's 16 mm is right)"
         )
     lines.append("nearest pairs on the faces alone (separation 1 = where the namer doubts):")
     lines += [f"  {p}" for p in c.nearest_pairs]

@@ -57,6 +57,8 @@ from companion.vision.turned_cards import MIN_SUPPORT
 
 PPM: Final = 2.5
 """Resolution the bands are compared at: a 7 mm numeral keeps 14 px."""
+TOP_ROWS: Final = round(TOP_MM * PPM)
+"""The rows of a band's top TOP_MM at PPM: what the learned comparison and the colours see."""
 SEARCH_X_MM: Final = 4.0
 SEARCH_Y_MM: Final = 4.0
 """How far a band may sit from the finder's box (its top edge up to 4 mm off)."""
@@ -476,19 +478,27 @@ def _shape(rep: np.ndarray) -> np.ndarray:
     return rep - cv2.GaussianBlur(rep, (0, 0), VALUE_SHAPE_MM * PPM)
 
 
+def _index_outlines(group: np.ndarray, outlines: np.ndarray) -> np.ndarray:
+    """One ingredient's 8 registered bands' outlines (`_shape`) with the exposure taken out (a
+    photo's light gradient) and the card's edges zeroed (a photographed outline a millimetre
+    off shows cloth there): what is left is the index."""
+    lum = np.maximum(group[..., :1].mean(axis=(1, 2), keepdims=True), 8.0)
+    out = outlines / lum
+    edge = round(1.5 * PPM)
+    out[:, :edge] = 0
+    out[:, :, :edge] = 0
+    out[:, :, -edge:] = 0
+    return out
+
+
 def index_rows(bands: Sequence[np.ndarray]) -> int:
     """How many rows (at PPM) of a deck's bands (`BandNamer._bands`: 2 x 56, INDEX_STRIP_MM
     high) hold its index (`INDEX_SHARE`)."""
     full = np.stack([_rep(b, REF_BLUR_MM) for b in bands])
-    edge = round(1.5 * PPM)
     rows = np.zeros((0, full.shape[1]), np.float32)
     for g in range(len(full) // N_VAL):
         group = _registered(full[g * N_VAL : (g + 1) * N_VAL])
-        lum = np.maximum(group[..., :1].mean(axis=(1, 2), keepdims=True), 8.0)
-        outlines = np.stack([_shape(b) for b in group]) / lum
-        outlines[:, :edge] = 0
-        outlines[:, :, :edge] = 0
-        outlines[:, :, -edge:] = 0
+        outlines = _index_outlines(group, np.stack([_shape(b) for b in group]))
         a, b = np.triu_indices(N_VAL, 1)
         diff = ((outlines[a] - outlines[b]) ** 2).sum(axis=(2, 3))  # (pairs, rows)
         rows = np.concatenate([rows, diff])
@@ -853,8 +863,7 @@ class BandNamer:
         self.index_mm = index_rows(bands) / PPM
         """How deep the bands are compared (`INDEX_SHARE`), mm."""
         self._refs = self._build(bands, round(self.index_mm * PPM))
-        th = round(TOP_MM * PPM)
-        self._ref_bands = np.stack([b[:th] for b in bands]) if self._embedder else None
+        self._ref_bands = np.stack([b[:TOP_ROWS] for b in bands]) if self._embedder else None
         """The references' bands, kept to embed them blurred as a frame is (`_embed_blur`)."""
         self._embedded_at: dict[int, np.ndarray] = {}
         """The references embedded at each blur a frame asked for so far (in steps)."""
@@ -900,7 +909,7 @@ class BandNamer:
     def _build(self, bands: list[np.ndarray], rows: int) -> _Refs:
         """The references from the bands' top `rows` (the learned comparison and the colours:
         their top TOP_MM)."""
-        tops = [b[: round(TOP_MM * PPM)] for b in bands]
+        tops = [b[:TOP_ROWS] for b in bands]
         embedded = self._embedder.embed(np.stack(tops)) if self._embedder else None
         full = np.stack([_rep(b[:rows], REF_BLUR_MM) for b in bands])
         th = full.shape[1]
@@ -908,18 +917,10 @@ class BandNamer:
             full[g * N_VAL : (g + 1) * N_VAL] = _registered(full[g * N_VAL : (g + 1) * N_VAL])
         shapes = np.stack([_shape(b) for b in full])  # where the values differ, and by what
         boxes = []
-        edge = round(1.5 * PPM)
         for end in range(2):
             for k in range(N_ING):
-                group = full[end * 56 + k * N_VAL : end * 56 + (k + 1) * N_VAL]
-                # exposure out (a photo's light gradient), card edges out (a photographed
-                # outline a millimetre off shows cloth there): what is left is the index
-                lum = np.maximum(group[..., :1].mean(axis=(1, 2), keepdims=True), 8.0)
-                outlines = shapes[end * 56 + k * N_VAL : end * 56 + (k + 1) * N_VAL]
-                spread = (outlines / lum).std(axis=0).sum(axis=2)
-                spread[:edge] = 0
-                spread[:, :edge] = 0
-                spread[:, -edge:] = 0
+                group = slice(end * 56 + k * N_VAL, end * 56 + (k + 1) * N_VAL)
+                spread = _index_outlines(full[group], shapes[group]).std(axis=0).sum(axis=2)
                 spread = cv2.GaussianBlur(spread, (0, 0), 1.0 * PPM)
                 ys, xs = np.nonzero(spread >= VALUE_MASK_FLOOR * float(spread.max()))
                 if len(xs) == 0:
@@ -1608,7 +1609,7 @@ class BandNamer:
         fitted the card above's edge in a cascade better than its own place (a lettered-2 4
         read as a 7, 3.6 mm high)."""
         (my0, my1, mx0, mx1) = self._refs.value_box[j]
-        my1 = max(my0 + 1, min(my1, round(TOP_MM * PPM)))
+        my1 = max(my0 + 1, min(my1, TOP_ROWS))
         mean = self._refs.numeral_mean[j][: my1 - my0]
         pad, shift = VALUE_SEARCH_PX, NUMERAL_SHIFT_PX
         r0 = max(0, vy + my0 - pad - shift)
@@ -1629,7 +1630,7 @@ class BandNamer:
 
     def _crop(self, patch: np.ndarray, x: int, y: int) -> np.ndarray:
         """The band's top TOP_MM at (x, y) of the patch, kept inside it."""
-        th, tw = round(TOP_MM * PPM), self._refs.full.shape[2]
+        th, tw = TOP_ROWS, self._refs.full.shape[2]
         y0 = min(max(y, 0), patch.shape[0] - th)
         x0 = min(max(x, 0), patch.shape[1] - tw)
         return patch[y0 : y0 + th, x0 : x0 + tw]
