@@ -863,6 +863,9 @@ class BandNamer:
         self.index_mm = index_rows(bands) / PPM
         """How deep the bands are compared (`INDEX_SHARE`), mm."""
         self._refs = self._build(bands, round(self.index_mm * PPM))
+        self._pairs: dict[
+            tuple[int, int], tuple[np.ndarray, float, tuple[np.ndarray, list[np.ndarray]] | None]
+        ] = {}
         self._ref_bands = np.stack([b[:TOP_ROWS] for b in bands]) if self._embedder else None
         """The references' bands, kept to embed them blurred as a frame is (`_embed_blur`)."""
         self._embedded_at: dict[int, np.ndarray] = {}
@@ -1394,8 +1397,7 @@ class BandNamer:
         there would otherwise outvote the small icon that still tells them apart."""
         ta, tb = self._refs.ing_mean[a], self._refs.ing_mean[b]
         th, tw = ta.shape[:2]
-        diff = np.abs(ta - tb).sum(axis=2)
-        diff = cv2.GaussianBlur(diff, (0, 0), 1.0 * PPM)
+        diff, no_say, unclipped_units = self._pair_parts(a, b)
         h, w = way.rep.shape[:2]
         # each at its best of both alignments found and a pixel around them: the two are
         # aligned on what they share, a pixel apart as often as not, and compared each at
@@ -1406,22 +1408,51 @@ class BandNamer:
             for dx in (-1, 0, 1)
             for dy in (-1, 0, 1)
         }
-        no_say = NO_SAY * float(diff.max())
         best = [-math.inf, -math.inf]
         for x, y in places:
             crop = way.rep[y : y + th, x : x + tw]
-            seen = diff * ~way.clipped[y : y + th, x : x + tw]
-            peak = float(seen.max())
-            if peak <= no_say:  # all they differ by is clipped
+            clipped = way.clipped[y : y + th, x : x + tw]
+            if clipped.any():
+                seen = diff * ~clipped
+                peak = float(seen.max())
+                if peak <= no_say:  # all they differ by is clipped
+                    best = [max(b, 0.0) for b in best]
+                    continue
+                weights = (seen / peak)[..., None].astype(np.float32)
+                units = [_masked_unit(templ, weights) for templ in (ta, tb)]
+            elif unclipped_units is None:  # identical means: nothing to compare
                 best = [max(b, 0.0) for b in best]
                 continue
-            weights = (seen / peak)[..., None].astype(np.float32)
+            else:
+                weights, units = unclipped_units
             unit = _masked_unit(crop, weights)
             for k, templ in enumerate((ta, tb)):
-                score = float(unit @ _masked_unit(templ, weights))
+                score = float(unit @ units[k])
                 score -= PAIR_COLOUR * _colour_distance(crop, templ, weights)
                 best[k] = max(best[k], score)
         return best[0], best[1]
+
+    def _pair_parts(
+        self, a: int, b: int
+    ) -> tuple[np.ndarray, float, tuple[np.ndarray, list[np.ndarray]] | None]:
+        """What `_pair` compares of ingredient means a and b that no frame changes: where they
+        differ (blurred), the share of it that has no say, and the weights and both means'
+        units where nothing is clipped (None if the means are the same). Kept per pair: a
+        deck whose cards share a seal and a paper compares most of its ingredients with each
+        other on every band."""
+        parts = self._pairs.get((a, b))
+        if parts is None:
+            ta, tb = self._refs.ing_mean[a], self._refs.ing_mean[b]
+            diff = np.abs(ta - tb).sum(axis=2)
+            diff = cv2.GaussianBlur(diff, (0, 0), 1.0 * PPM)
+            peak = float(diff.max())
+            unclipped = None
+            if peak > NO_SAY * peak:
+                weights = (diff / peak)[..., None].astype(np.float32)
+                unclipped = (weights, [_masked_unit(templ, weights) for templ in (ta, tb)])
+            parts = (diff, NO_SAY * peak, unclipped)
+            self._pairs[a, b] = parts
+        return parts
 
     def _patch(
         self,
