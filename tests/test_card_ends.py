@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -11,6 +12,7 @@ from companion.vision.card_ends import (
     ENDS_APART_MM,
     are_two_ends,
     drop_facing_away,
+    drop_inside_band,
     drop_on_shown_face,
     drop_one_strip_read_both_ways,
     drop_turned_over_upright,
@@ -322,3 +324,47 @@ def test_one_strip_read_both_ways_up_keeps_the_surer_reading():
     beside = _strip("negi-2", (251.0 + layout.CARD_W_MM + 8.0, 243.0), 1.0, flipped=True)
     readings = [upright, below, beside]
     assert drop_one_strip_read_both_ways(readings, [0.83, 0.75, 0.75]) == readings
+
+
+def _fitted(n: Naming, score: float) -> Naming:
+    return replace(n, score=score)
+
+
+@pytest.mark.parametrize("angle", [0.0, 10.0])
+def test_a_box_straddling_two_cascaded_cards_is_dropped_not_a_tight_cascade(angle):
+    """Outsider segment-1's warm game: negi-0 read fitting 1.19, a box 9.1 mm below it (its
+    lower numeral and the next card's top) read negi-4 fitting 0.72, a phantom play. Two
+    cards of a tight cascade 9.5 mm apart fit alike and both stay; so does a band deeper than
+    the top band, however loosely it fits (lettered-1: a right nori-4 13.7 mm below a band
+    fitting 0.23 better)."""
+    a = math.radians(angle)
+
+    def below(mm: float) -> tuple[float, float]:
+        return (100.0 + mm * math.sin(a), 150.0 + mm * math.cos(a))
+
+    upper = _fitted(_strip("negi-0", below(0), 0.82, angle=angle), 1.19)
+    straddle = _fitted(_strip("negi-4", below(9.1), 0.44, angle=angle), 0.72)
+    tight = _fitted(_strip("chashu-7", below(9.5), 0.75, angle=angle), 1.07)
+    next_card = _fitted(_strip("ajitama-4", below(26.0), 0.3, angle=angle), 0.7)
+    out = drop_inside_band([upper, straddle, next_card], 12.0)
+    assert [n.card for n in out if n] == ["negi-0", "ajitama-4"]
+    out = drop_inside_band([upper, tight], 12.0)
+    assert [n.card for n in out if n] == ["negi-0", "chashu-7"]
+    # deeper than the top band: another card's band, kept however loosely it fits
+    deeper = _fitted(_strip("nori-4", below(13.7), 0.7, angle=angle), 0.76)
+    assert drop_inside_band([upper, deeper], 12.0) == [upper, deeper]
+
+
+def test_a_band_inside_the_index_of_a_band_less_sure_or_turned_stays():
+    """Only a band surer and lying the same way up speaks for its whole index: a straddle read
+    surer than the band above it, or a turned end over an upright band, is not judged so."""
+    upper = _fitted(_strip("negi-0", (100.0, 150.0), 0.4), 1.19)
+    surer = _fitted(_strip("negi-4", (100.0, 159.0), 0.6), 0.72)
+    assert drop_inside_band([upper, surer], 12.0) == [upper, surer]
+    turned = _fitted(_strip("negi-4", (100.0, 159.0), 0.3, flipped=True), 0.72)
+    assert drop_inside_band([upper, turned], 12.0) == [upper, turned]
+    # the finder's doubt counts: a straddle the namer is less sure of, in a box the finder
+    # is surer of than of the band above it, stays
+    sure_upper = _fitted(_strip("negi-0", (100.0, 150.0), 0.8), 1.19)
+    assert drop_inside_band([sure_upper, surer], 12.0) == [sure_upper, None]
+    assert drop_inside_band([sure_upper, surer], 12.0, found=[0.3, 0.9]) == [sure_upper, surer]

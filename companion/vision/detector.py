@@ -25,11 +25,13 @@ from companion.vision.backends import (
     StripModel,
     load_model,
 )
+from companion.vision.band_embedding import TOP_MM
 from companion.vision.band_naming import LOOSE_FIT, BandNamer
 from companion.vision.calibration import STILL_MIN_MARKERS, TableCalibration, calibrate
 from companion.vision.card_body import outline_shown, side_support
 from companion.vision.card_ends import (
     drop_facing_away,
+    drop_inside_band,
     drop_on_shown_face,
     drop_one_strip_read_both_ways,
     drop_turned_over_upright,
@@ -529,6 +531,8 @@ class CardDetector:
         read = drop_one_strip_read_both_ways(read, found)
         read = drop_turned_over_upright(read, centres, found)
         read = drop_on_shown_face(read, found)
+        if isinstance(self.namer, BandNamer):
+            read = drop_inside_band(read, TOP_MM, found)
         for naming, det_conf in zip(read, box_conf, strict=True):
             if naming is None:
                 continue
