@@ -135,6 +135,66 @@ def test_a_covered_card_read_as_another_of_its_kind_is_not_a_second_card(
     assert bowl_cards(tb, "bowl-1") == ("menma-7", "chashu-1")
 
 
+@pytest.mark.parametrize(
+    ("extra", "gone", "warned"),
+    [
+        pytest.param("nori-5", True, [], id="the covered card misread once covered"),
+        pytest.param("chashu-5", True, ["same_bowl_twice"], id="of another kind: warned"),
+        pytest.param("nori-5", False, ["same_bowl_twice"], id="covered card still seen: warned"),
+    ],
+)
+def test_the_card_under_this_turns_play_read_as_another_of_its_kind_is_no_second_card(
+    extra: str, gone: bool, warned: list[str]
+) -> None:
+    """Bob lays negi-1 on nori-0 in Bowl 2; a change later nori-0's strip, now half under
+    negi-1, is read as nori-5 (outsider segment-1's sloppy game: a seven-segment 6 that lost
+    its lower half read as a 5). A second card in one bowl in one turn is never legal, and it
+    would cover negi-1, not the card under it: nori-0 stays, covered, the phantom is no play,
+    and Bob's second card is still to come. Another ingredient, or nori-0 still in view, is
+    a second card, warned as before."""
+    tb = alice_plays_both()
+    tb.remove("ajitama-0")
+    tb.refill("kamaboko-0")
+    tb.play("negi-1", "bowl-2")  # Bob's first card, on nori-0
+    if gone:
+        del tb.cards["nori-0"]
+    tb.cards[extra] = "bowl-2"
+    out = tb.commit()
+    assert codes(out) == warned
+    if warned:
+        return
+    assert bowl_cards(tb, "bowl-2") == ("nori-0", "negi-1")
+    assert tb.f.view().current_player == "Bob"
+    out = tb.play("chashu-1", "bowl-1")  # Bob's second card
+    assert codes(out) == []
+    assert bowl_cards(tb, "bowl-1") == ("menma-7", "chashu-1")
+    assert tb.f.view().current_player == "Bob"  # his take and refill still to come
+
+
+def test_a_card_laid_in_a_bowl_served_in_the_same_change_is_a_play() -> None:
+    """Bob's negi-7 lands on menma-7 (Bowl 1: 14, ready); in one change Bowl 1 is served, Bob
+    takes and refills, and Alice's first card, menma-2, of the ingredient under Bob's play,
+    lands in the emptied bowl. Bob's play went with the bowl: nothing covers menma-7, and
+    menma-2 is Alice's play (segment-1's warm game: read as a covered card misread, the turns
+    went one seat on)."""
+    tb = alice_plays_both()
+    tb.remove("ajitama-0")
+    tb.refill("kamaboko-0")
+    tb.play("negi-7", "bowl-1")
+    tb.play("chashu-1", "bowl-2")
+    for card in ("menma-7", "negi-7", "ajitama-1"):
+        del tb.cards[card]
+    tb.cards["kamaboko-1"] = "fridge"
+    tb.cards["menma-2"] = "bowl-1"
+    out = tb.commit()
+    assert [(e["region"], e["player"]) for e in kinds(out, "bowl_served")] == [("bowl-1", "Bob")]
+    assert codes(out) == []
+    assert bowl_cards(tb, "bowl-1") == ("menma-2",)
+    out = tb.play("shiitake-3", "bowl-2")  # Alice's second card
+    assert codes(out) == []
+    assert tb.f.view().current_player == "Alice"
+
+
 @pytest.mark.parametrize(("after", "noticed"), [(0.2, False), (COVER_S, False), (1.0, True)])
 def test_the_card_landed_on_given_up_a_moment_later_is_covered(after: float, noticed: bool) -> None:
     """The settler may commit a laid card a frame before it gives up the card under it: that

@@ -297,19 +297,45 @@ class _Game:
         change, read as another value of its ingredient: with two cards landing in one bowl
         at once (never legal), the one of the covered card's ingredient is that card's strip,
         half hidden and misread (ornate-1 at 15 frames/s: ajitama-0 laid on shiitake-2,
-        which went out of sight as ajitama-0 and a shiitake-5 came in)."""
+        which went out of sight as ajitama-0 and a shiitake-5 came in). One card landing is
+        such a misreading when it is of the ingredient of the card this turn's play into the
+        bowl covered, gone in the same change (`covered_by_this_turn`). Misread cards are no
+        landing: the covered card goes out of sight as any card covered does."""
         out: set[str] = set()
         for b in BOWLS:
             landed = self.landed[b]
-            if len(landed) < 2 or not self.bowls[b]:
+            if not landed or not self.bowls[b]:
                 continue
-            last = self.bowls[b][-1]
             gone = {ev["card"] for ev in obs if ev["region"] == b and ev["type"] == "card_removed"}
-            if last not in gone:
+            if len(landed) >= 2:
+                covered = self.bowls[b][-1]
+            elif self.bowls[b][-1] in gone:  # the play itself gone: a bowl served, not covered
                 continue
-            kind = parse_card(last).ingredient
-            out.update(c for c in landed if c != last and parse_card(c).ingredient == kind)
+            else:
+                covered = self.covered_by_this_turn(b)
+            if covered is None or covered not in gone:
+                continue
+            kind = parse_card(covered).ingredient
+            out.update(c for c in landed if c != covered and parse_card(c).ingredient == kind)
+        for b, cards in self.landed.items():
+            self.landed[b] = [c for c in cards if c not in out]
         return out
+
+    def covered_by_this_turn(self, bowl: str) -> str | None:
+        """The card this turn's play into `bowl` landed on, still in the bowl under it: a card
+        read there as another value of its ingredient once covered is that card, half hidden
+        (a second card into one bowl in one turn is never legal, and it would cover the play,
+        not the card under it). Outsider segment-1's sloppy game: ajitama-2 laid on ajitama-6,
+        whose seven-segment 6 lost its lower half under it 3 s later and read as a 5, counted as
+        a second card in the bowl; a bowl served wrong). Judged only while the play itself
+        is in view: a bowl served as the next player's first card lands in it is no cover
+        (segment-1's warm game: kamaboko-7 and ajitama-7 served, kamaboko-0 laid there)."""
+        if self.phase != "playing" or not any(b == bowl for _, b in self.plays):
+            return None
+        under = self.last_landing.get(bowl, (None, 0.0))[0]
+        if under is None or under not in self.bowls[bowl] or under == self.bowls[bowl][-1]:
+            return None
+        return under
 
     def expected(self) -> tuple[str, ...]:
         if self.phase == "setup" or self.tphase == _PLAY:
