@@ -307,6 +307,7 @@ class _Game:
             if not landed or not self.bowls[b]:
                 continue
             gone = {ev["card"] for ev in obs if ev["region"] == b and ev["type"] == "card_removed"}
+            covered: str | None
             if len(landed) >= 2:
                 covered = self.bowls[b][-1]
             elif self.bowls[b][-1] in gone:  # the play itself gone: a bowl served, not covered
