@@ -4,11 +4,11 @@ In a cascade each band that shows is the top of a card, laid at least the tighte
 top band, `TOP_MM`) below the one before it. A reading lying closer than that below a band
 lying the same way up is either a tight cascade (both right, the upper band partly covered)
 or a box straddling two cards (one's colour, the other's numeral). `card_ends.drop_inside_band`
-drops the lower one when the upper fits its card `INSIDE_BAND_FIT` better and is at least as
+drops the lower one when the upper fits its card INSIDE_BAND_FIT better and is at least as
 sure. This reads the cached frames of enrolled decks (as `benchmarks/foreign_decks.py` cached
 them) without that rule and lists every pair of announced readings within the deck's compared
 index depth (`index_rows`, 12-16 mm) with both fits and whether each reading lies on its card,
-and counts what the rule would drop (the finder's confidence counted as announced).
+and counts what the rule drops of each pair (judged by `drop_inside_band` itself).
 
     .venv/bin/python benchmarks/cascade_pairs.py --out runs/outsider segment-1 kanji-2
 """
@@ -35,10 +35,10 @@ from companion.deck.deckdir import load_deck  # noqa: E402
 from companion.vision.backends import MODELS_DIR, load_model  # noqa: E402
 from companion.vision.band_embedding import TOP_MM  # noqa: E402
 from companion.vision.card_ends import (  # noqa: E402
-    INSIDE_BAND_FIT,
     TURNED_PARALLEL_DEG,
     _across_card,
     _local,
+    drop_inside_band,
 )
 from companion.vision.detector import CardDetector, finder_name  # noqa: E402
 
@@ -83,11 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             cards = det.detect(image, cal).cards
             for high, low, along in _pairs(cards, index_mm):
                 h, lo = high.naming, low.naming
-                drop = (
-                    along < TOP_MM
-                    and h.score >= lo.score + INSIDE_BAND_FIT
-                    and high.confidence >= low.confidence
-                )
+                # the rule itself, on the two as the detector gave them to it
+                found = [high.detector_confidence, low.detector_confidence]
+                drop = drop_inside_band([h, lo], TOP_MM, found)[1] is None
                 right = _on_its_card(low, truth)
                 if drop:
                     dropped_right += right

@@ -232,6 +232,8 @@ class _Game:
             for b in BOWLS
         }
         misread = self.covered_misread(obs)
+        # a misread card is no landing: the covered card goes out of sight as any covered card
+        self.landed = {b: [c for c in cs if c not in misread] for b, cs in self.landed.items()}
         self.serving = set()
         for b in self.ready:
             gone = [ev["card"] for ev in obs if ev["region"] == b and ev["type"] == "card_removed"]
@@ -299,8 +301,7 @@ class _Game:
         half hidden and misread (ornate-1 at 15 frames/s: ajitama-0 laid on shiitake-2,
         which went out of sight as ajitama-0 and a shiitake-5 came in). One card landing is
         such a misreading when it is of the ingredient of the card this turn's play into the
-        bowl covered, gone in the same change (`covered_by_this_turn`). Misread cards are no
-        landing: the covered card goes out of sight as any card covered does."""
+        bowl covered, gone in the same change (`covered_by_this_turn`)."""
         out: set[str] = set()
         for b in BOWLS:
             landed = self.landed[b]
@@ -318,8 +319,6 @@ class _Game:
                 continue
             kind = parse_card(covered).ingredient
             out.update(c for c in landed if c != covered and parse_card(c).ingredient == kind)
-        for b, cards in self.landed.items():
-            self.landed[b] = [c for c in cards if c not in out]
         return out
 
     def covered_by_this_turn(self, bowl: str) -> str | None:

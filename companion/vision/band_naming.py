@@ -761,6 +761,11 @@ def _ends_scaled(face: np.ndarray, gains: np.ndarray) -> np.ndarray:
     return out
 
 
+_PairParts = tuple[np.ndarray, float, tuple[np.ndarray, list[np.ndarray]] | None]
+"""`BandNamer._pair_parts`: two ingredient means' difference map, the share of it with no say,
+and the weights and both means' units where nothing is clipped (None: the means are equal)."""
+
+
 @dataclass(frozen=True)
 class _WayUp:
     """The band cut out upright one way it may lie, and its coarse comparison."""
@@ -863,9 +868,7 @@ class BandNamer:
         self.index_mm = index_rows(bands) / PPM
         """How deep the bands are compared (`INDEX_SHARE`), mm."""
         self._refs = self._build(bands, round(self.index_mm * PPM))
-        self._pairs: dict[
-            tuple[int, int], tuple[np.ndarray, float, tuple[np.ndarray, list[np.ndarray]] | None]
-        ] = {}
+        self._pairs: dict[tuple[int, int], _PairParts] = {}
         self._ref_bands = np.stack([b[:TOP_ROWS] for b in bands]) if self._embedder else None
         """The references' bands, kept to embed them blurred as a frame is (`_embed_blur`)."""
         self._embedded_at: dict[int, np.ndarray] = {}
@@ -1432,9 +1435,7 @@ class BandNamer:
                 best[k] = max(best[k], score)
         return best[0], best[1]
 
-    def _pair_parts(
-        self, a: int, b: int
-    ) -> tuple[np.ndarray, float, tuple[np.ndarray, list[np.ndarray]] | None]:
+    def _pair_parts(self, a: int, b: int) -> _PairParts:
         """What `_pair` compares of ingredient means a and b that no frame changes: where they
         differ (blurred), the share of it that has no say, and the weights and both means'
         units where nothing is clipped (None if the means are the same). Kept per pair: a
@@ -1446,11 +1447,12 @@ class BandNamer:
             diff = np.abs(ta - tb).sum(axis=2)
             diff = cv2.GaussianBlur(diff, (0, 0), 1.0 * PPM)
             peak = float(diff.max())
+            no_say = NO_SAY * peak
             unclipped = None
-            if peak > NO_SAY * peak:
+            if peak > no_say:
                 weights = (diff / peak)[..., None].astype(np.float32)
                 unclipped = (weights, [_masked_unit(templ, weights) for templ in (ta, tb)])
-            parts = (diff, NO_SAY * peak, unclipped)
+            parts = (diff, no_say, unclipped)
             self._pairs[a, b] = parts
         return parts
 

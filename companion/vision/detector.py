@@ -531,7 +531,7 @@ class CardDetector:
         read = drop_one_strip_read_both_ways(read, found)
         read = drop_turned_over_upright(read, centres, found)
         read = drop_on_shown_face(read, found)
-        if isinstance(self.namer, BandNamer):
+        if self._any_deck:
             read = drop_inside_band(read, TOP_MM, found)
         for naming, det_conf in zip(read, box_conf, strict=True):
             if naming is None:
