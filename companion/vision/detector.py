@@ -119,7 +119,13 @@ SAME_BOX_IOU: Final = 0.8
 UNCHANGED_LEVEL: Final = 24
 """... and keeps its name when no pixel of its top-down crop (3 x 3 mean of the largest
 channel difference) changed by more than this: camera noise stays under ~5 on a still table,
-a different numeral or one pip more changes a blob of pixels by 60-200."""
+a different numeral or one pip more changes a blob of pixels by 60-200..."""
+RECALL_SURE: Final = 0.9
+"""... unless it was named less surely than this and the view changed over its card: an
+enrolled deck's card is checked against its whole picture once it shows whole, and a hand
+leaving it changes its picture, not its band (held-out game segment-1 solo, 60.75 s: an
+ajitama-7 landing under the hand read as nori-7 at 0.58 from its band, as ajitama-7 at 0.82
+once its picture showed; its band kept the first name and the bowl was served with a nori-7)."""
 CROP_MARGIN_PX: Final = 3
 CROP_CONTEXT_PX: Final = 72
 """Around the part of the view that changed, this much more is searched: a strip reaching into
@@ -391,10 +397,15 @@ class CardDetector:
         self._fan_view = None
 
     def _recall(
-        self, view: np.ndarray, cal: TableCalibration, xyxy: np.ndarray
+        self,
+        view: np.ndarray,
+        cal: TableCalibration,
+        xyxy: np.ndarray,
+        changed: tuple[int, int, int, int] | None = None,
     ) -> list[tuple[bool, Naming | None]]:
         """Per box: (True, previous naming) when the strip lies where it lay in the previous
-        frame with the same pixels, else (False, None)."""
+        frame with the same pixels and no unsure naming of it lies under `changed` (the part
+        of the view that changed: `RECALL_SURE`), else (False, None)."""
         out: list[tuple[bool, Naming | None]] = [(False, None)] * len(xyxy)
         if self._memory is None or not len(xyxy) or not self._memory[1]:
             return out
@@ -406,7 +417,9 @@ class CardDetector:
             for j in np.flatnonzero(row >= SAME_BOX_IOU):
                 old = strips[j]
                 x0, y0, x1, y1 = old.box
-                if unchanged(old.crop, view[y0:y1, x0:x1]):
+                if unchanged(old.crop, view[y0:y1, x0:x1]) and not _changed_over(
+                    old.naming, changed
+                ):
                     out[k] = (True, old.naming)
                     break
         return out
@@ -424,7 +437,7 @@ class CardDetector:
             return search
         dets = search.dets
         boxes = [_box_mm(x, layout.RECTIFIED_PX_PER_MM) for x in dets.xyxy]
-        namings, named = self._name_strips(image, cal, view, dets, boxes)
+        namings, named = self._name_strips(image, cal, view, dets, boxes, search.changed)
         # the two ends of a card are joined after the memory took the namings as read (joined
         # again at every frame, two agreeing ends would grow surer and surer)
         box_conf, namings = self._faint_boxes(dets.confidence, namings)
@@ -483,14 +496,18 @@ class CardDetector:
         view: np.ndarray,
         dets: Detections,
         boxes: list[tuple[float, float, float, float]],
+        changed: tuple[int, int, int, int] | None = None,
     ) -> tuple[list[Naming | None], int]:
         """(naming per box, how many were named afresh): a strip where it lay in the previous
-        frame with the same pixels keeps its name, the others are named in one batch (one
-        matching pass and one classifier call); the namings are remembered for the next frame."""
+        frame with the same pixels keeps its name (`_recall`; `changed`: the part of the view
+        that changed since), the others are named in one batch (one matching pass and one
+        classifier call); the namings are remembered for the next frame."""
         namings: list[Naming | None] = [None] * len(dets)
         todo: list[int] = []
         recalled = (
-            self._recall(view, cal, dets.xyxy) if self.reuse_names else [(False, None)] * len(dets)
+            self._recall(view, cal, dets.xyxy, changed)
+            if self.reuse_names
+            else [(False, None)] * len(dets)
         )
         for k, (kept, naming) in enumerate(recalled):
             if kept:
@@ -670,7 +687,7 @@ class CardDetector:
         card's long sides: a box on the cloth's stripes or a marker tile, named by the
         nearest thing (held-out ornate-1 plain: 2 such readings at 0.33-0.35, no right one)."""
         return (
-            isinstance(self.namer, BandNamer)
+            self._any_deck
             and naming.score < LOOSE_FIT
             and side_support(image, cal, naming.center_mm, naming.angle_deg, naming.flipped)
             < SIDES_UNSEEN
@@ -826,6 +843,15 @@ def whole_cards_apart(
         ):
             kept.append(k)
     return [read[k] for k in sorted(kept)]
+
+
+def _changed_over(naming: Naming | None, changed: tuple[int, int, int, int] | None) -> bool:
+    """Whether an unsure naming's card (`RECALL_SURE`) meets `changed` (view px)."""
+    if naming is None or changed is None or naming.confidence >= RECALL_SURE:
+        return False
+    half = layout.INDEX_STRIP_MM / 2
+    card = _strip_corners_mm(naming, -half, layout.CARD_H_MM - half)
+    return bool(_touches(np.array([_bbox(card * layout.RECTIFIED_PX_PER_MM)]), changed)[0])
 
 
 def _strip_corners_mm(n: Naming, y_from: float, y_to: float) -> np.ndarray:
