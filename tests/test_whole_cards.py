@@ -277,7 +277,7 @@ def test_an_unsure_name_is_not_kept_when_the_view_changes_over_its_card():
     """A hand leaving a card that landed under it changes the card's picture, not its band:
     the band's name, were it kept because the band's pixels are the same, would never be
     checked against the picture now in view (held-out game segment-1 solo: an ajitama-7 read
-    as nori-7 at 0.58 as it landed kept that name, and the bowl was served with a nori-7).
+    as nori-7 at 0.83 as it landed kept that name, and the bowl was served with a nori-7).
     A sure name is kept, and so is an unsure one when the change lies elsewhere."""
     band = (200.0, 150.0)  # the band's centre, mm: its card reaches 82 mm down
     ppm = layout.RECTIFIED_PX_PER_MM

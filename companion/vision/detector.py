@@ -123,9 +123,10 @@ a different numeral or one pip more changes a blob of pixels by 60-200..."""
 RECALL_SURE: Final = 0.9
 """... unless it was named less surely than this and the view changed over its card: an
 enrolled deck's card is checked against its whole picture once it shows whole, and a hand
-leaving it changes its picture, not its band (held-out game segment-1 solo, 60.75 s: an
-ajitama-7 landing under the hand read as nori-7 at 0.58 from its band, as ajitama-7 at 0.82
-once its picture showed; its band kept the first name and the bowl was served with a nori-7)."""
+leaving it changes its picture, not its band (held-out game segment-1 solo, 60.5 s: an
+ajitama-7 landing there was named nori-7 at 0.83 from its band, its outline showing along 0.7;
+its band kept that name, never checked against its picture, and the bowl was served with a
+nori-7)."""
 CROP_MARGIN_PX: Final = 3
 CROP_CONTEXT_PX: Final = 72
 """Around the part of the view that changed, this much more is searched: a strip reaching into
