@@ -171,6 +171,34 @@ def test_the_card_under_this_turns_play_read_as_another_of_its_kind_is_no_second
     assert tb.f.view().current_player == "Bob"  # his take and refill still to come
 
 
+def test_the_card_under_this_turns_play_read_as_a_served_one_is_no_play() -> None:
+    """Bob lays chashu-5 on negi-3 in Bowl 3; in one change his second card lands, he takes
+    and refills, and negi-3, now half under chashu-5, is read as the served negi-7 (held-out
+    game segment-1 bump: a kamaboko-5 read as the served kamaboko-3). A served card cannot
+    land again: it is the covered card misread, no play, so it is not counted as Alice's
+    first card of the next turn, and her turn takes two cards of her own."""
+    tb = Table()
+    tb.first_turns()  # negi-7 served with Bowl 1
+    tb.play("negi-3", "bowl-3")
+    tb.play("shiitake-4", "bowl-2")
+    tb.remove("ajitama-2")
+    tb.refill("kamaboko-2")
+    tb.play("chashu-5", "bowl-3")  # Bob's first card, on negi-3
+    tb.cards["negi-7"] = "bowl-3"
+    tb.cards["kamaboko-6"] = "bowl-2"
+    del tb.cards["ajitama-3"]
+    tb.cards["menma-2"] = "fridge"
+    out = tb.commit()
+    assert codes(out) == []
+    assert bowl_cards(tb, "bowl-3") == ("negi-3", "chashu-5")
+    assert (tb.f.view().current_player, tb.f.view().turn) == ("Alice", 5)
+    tb.play("nori-6", "bowl-1")
+    tb.play("shiitake-6", "bowl-2")
+    v = tb.f.view()
+    assert (v.current_player, v.turn) == ("Alice", 5)  # her take and refill still to come
+    assert codes(tb.sunk) == []
+
+
 def test_a_card_laid_in_a_bowl_served_in_the_same_change_is_a_play() -> None:
     """Bob's negi-7 lands on menma-7 (Bowl 1: 14, ready); in one change Bowl 1 is served, Bob
     takes and refills, and Alice's first card, menma-2, of the ingredient under Bob's play,

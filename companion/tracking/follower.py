@@ -301,7 +301,11 @@ class _Game:
         half hidden and misread (ornate-1 at 15 frames/s: ajitama-0 laid on shiitake-2,
         which went out of sight as ajitama-0 and a shiitake-5 came in). One card landing is
         such a misreading when it is of the ingredient of the card this turn's play into the
-        bowl covered, gone in the same change (`covered_by_this_turn`)."""
+        bowl covered, gone in the same change (`covered_by_this_turn`), or, that card still
+        in view, a card already served: it cannot land again (segment-1's bump game: a
+        kamaboko-5 under this turn's chashu-4 read as the served kamaboko-3 as the turn's
+        second card landed elsewhere, counted as the next player's first play, and every turn
+        after it went one seat on)."""
         out: set[str] = set()
         for b in BOWLS:
             landed = self.landed[b]
@@ -315,10 +319,16 @@ class _Game:
                 continue
             else:
                 covered = self.covered_by_this_turn(b)
-            if covered is None or covered not in gone:
+            if covered is None:
                 continue
             kind = parse_card(covered).ingredient
-            out.update(c for c in landed if c != covered and parse_card(c).ingredient == kind)
+            out.update(
+                c
+                for c in landed
+                if c != covered
+                and parse_card(c).ingredient == kind
+                and (covered in gone or c in self.gone)
+            )
         return out
 
     def covered_by_this_turn(self, bowl: str) -> str | None:
