@@ -121,8 +121,8 @@ UNCHANGED_LEVEL: Final = 24
 channel difference) changed by more than this: camera noise stays under ~5 on a still table,
 a different numeral or one pip more changes a blob of pixels by 60-200..."""
 RECALL_SURE: Final = 0.9
-"""... unless it was named less surely than this and the view changed over its card: an
-enrolled deck's card is checked against its whole picture once it shows whole, and a hand
+"""... unless, of an enrolled deck, it was named less surely than this and the view changed
+over its card: such a card is checked against its whole picture once it shows whole, and a hand
 leaving it changes its picture, not its band (held-out game segment-1 solo, 60.5 s: an
 ajitama-7 landing there was named nori-7 at 0.83 from its band, its outline showing along 0.7;
 its band kept that name, never checked against its picture, and the bowl was served with a
@@ -506,7 +506,7 @@ class CardDetector:
         namings: list[Naming | None] = [None] * len(dets)
         todo: list[int] = []
         recalled = (
-            self._recall(view, cal, dets.xyxy, changed)
+            self._recall(view, cal, dets.xyxy, changed if self._any_deck else None)
             if self.reuse_names
             else [(False, None)] * len(dets)
         )
