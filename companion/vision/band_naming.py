@@ -45,6 +45,7 @@ from companion.vision.card_body import (
     body_of_face,
     body_patch,
     card_scores,
+    masked_unit,
     outline_shown,
     pair_lead,
 )
@@ -531,14 +532,6 @@ def index_rows(bands: Sequence[np.ndarray]) -> int:
 def _unit(v: np.ndarray) -> np.ndarray:
     v = v.astype(np.float32).ravel()
     return v / max(float(np.linalg.norm(v)), 1e-6)
-
-
-def _masked_unit(rep: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Weighted, per-channel zero-mean, unit vector: the shape of what differs, not its
-    average colour (a faint numeral must not lose to the card with the least ink)."""
-    wsum = max(float(mask.sum()), 1e-6)
-    mean = (rep * mask).sum(axis=(0, 1)) / wsum
-    return _unit((rep - mean) * mask)
 
 
 WHITE: Final = 245.0
@@ -1147,8 +1140,6 @@ class BandNamer:
         likely rival's (the band's runner-up and the body's next-best ingredient), where the
         two pictures differ (`card_body.pair_lead`), in the look that says least for it."""
         plain = np.asarray(self._bodies.plain.reshape(N_ING, N_VAL).any(axis=1), bool)
-        if plain[ing]:
-            return {}
         by_body = [int(k) for k in np.argsort(scores)[::-1] if k != ing][:1]
         rivals = {_CARD_INDEX[naming.runner_up] // N_VAL, *by_body} - {ing}
         return {
@@ -1466,13 +1457,13 @@ class BandNamer:
                     best = [max(b, 0.0) for b in best]
                     continue
                 weights = (seen / peak)[..., None].astype(np.float32)
-                units = [_masked_unit(templ, weights) for templ in (ta, tb)]
+                units = [masked_unit(templ, weights) for templ in (ta, tb)]
             elif unclipped_units is None:  # identical means: nothing to compare
                 best = [max(b, 0.0) for b in best]
                 continue
             else:
                 weights, units = unclipped_units
-            unit = _masked_unit(crop, weights)
+            unit = masked_unit(crop, weights)
             for k, templ in enumerate((ta, tb)):
                 score = float(unit @ units[k])
                 score -= PAIR_COLOUR * _colour_distance(crop, templ, weights)
@@ -1495,7 +1486,7 @@ class BandNamer:
             unclipped = None
             if peak > no_say:
                 weights = (diff / peak)[..., None].astype(np.float32)
-                unclipped = (weights, [_masked_unit(templ, weights) for templ in (ta, tb)])
+                unclipped = (weights, [masked_unit(templ, weights) for templ in (ta, tb)])
             parts = (diff, no_say, unclipped)
             self._pairs[a, b] = parts
         return parts

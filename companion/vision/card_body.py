@@ -255,18 +255,19 @@ def pair_lead(patch: np.ndarray, bodies: Bodies, a: int, b: int) -> float:
             fit = max(fit, score)
         if fit <= best_fit:
             continue
-        units = [_masked_unit(m, weights) for m in (ma, mb)]
+        units = [masked_unit(m, weights) for m in (ma, mb)]
         scores = [-2.0, -2.0]
         for x, y in places:
-            crop = _masked_unit(seen[y : y + BODY_H, x : x + BODY_W], weights)
+            crop = masked_unit(seen[y : y + BODY_H, x : x + BODY_W], weights)
             for k in range(2):
                 scores[k] = max(scores[k], float(crop @ units[k]))
         best_fit, lead = fit, scores[0] - scores[1]
     return lead
 
 
-def _masked_unit(image: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted, per-channel zero-mean, unit vector."""
+def masked_unit(image: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted, per-channel zero-mean, unit vector (float32): the shape of what differs,
+    not its average colour (a faint numeral must not lose to the card with the least ink)."""
     mean = (image * weights).sum(axis=(0, 1)) / max(float(weights.sum()), 1e-6)
-    v = ((image - mean) * weights).ravel()
+    v = ((image - mean) * weights).astype(np.float32).ravel()
     return v / max(float(np.linalg.norm(v)), 1e-6)

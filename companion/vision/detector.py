@@ -719,8 +719,10 @@ class CardDetector:
                 CardPose((p.center_mm[0] + x0 / ppm, p.center_mm[1] + y0 / ppm), p.angle_deg)
                 for p in turned_cards(view[y0:y1, x0:x1], ppm)
             ]
-            touched = [p for p in near if _card_touches(p, change, ppm)]
-            kept = [(p, r) for p, r in self._turned if not _card_touches(p, change, ppm)]
+            touched = [p for p in near if _card_touches(p.corners_mm(), change, ppm)]
+            kept = [
+                (p, r) for p, r in self._turned if not _card_touches(p.corners_mm(), change, ppm)
+            ]
             found = kept + [(p, self._read_turned(image, cal, p)) for p in touched]
         read = whole_cards_apart([(p, r) for p, r in found if r is not None])
         if self.reuse_names and cal.regions_known:
@@ -852,7 +854,7 @@ def _changed_over(naming: Naming | None, changed: tuple[int, int, int, int] | No
         return False
     half = layout.INDEX_STRIP_MM / 2
     card = _strip_corners_mm(naming, -half, layout.CARD_H_MM - half)
-    return bool(_touches(np.array([_bbox(card * layout.RECTIFIED_PX_PER_MM)]), changed)[0])
+    return _card_touches(card, changed, layout.RECTIFIED_PX_PER_MM)
 
 
 def _strip_corners_mm(n: Naming, y_from: float, y_to: float) -> np.ndarray:
@@ -873,9 +875,9 @@ def _on_card(pose: CardPose, point_mm: tuple[float, float]) -> bool:
     return abs(x) <= layout.CARD_W_MM / 2 - 3.0 and abs(y) <= layout.CARD_H_MM / 2 - 3.0
 
 
-def _card_touches(pose: CardPose, box: tuple[int, int, int, int], ppm: float) -> bool:
-    """The card's bounding box meets `box` (view px)."""
-    c = pose.corners_mm() * ppm
+def _card_touches(corners_mm: np.ndarray, box: tuple[int, int, int, int], ppm: float) -> bool:
+    """The bounding box of a card's corners (mm, `ppm` px a mm) meets `box` (view px)."""
+    c = corners_mm * ppm
     return bool(
         c[:, 0].min() <= box[2]
         and c[:, 0].max() >= box[0]
